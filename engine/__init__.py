@@ -1,0 +1,40 @@
+"""nyumba's rules engine: pure, immutable, no I/O.
+
+>>> import engine
+>>> game = engine.load("kalah")
+>>> state = game.start()
+>>> game.notation(game.legal_moves(state)[0])
+'a'
+
+``engine.load(profile, **options)`` returns a game object (see
+``engine.core``); ``engine.profiles()`` lists the profiles with their options.
+"""
+
+from __future__ import annotations
+
+from engine.core import (
+    BadNotation,
+    BadOptions,
+    Game,
+    IllegalMove,
+    Outcome,
+    Step,
+    agreed_draw,
+    resigned,
+)
+from engine.registry import Option, Profile, load, profiles
+
+__all__ = [
+    "BadNotation",
+    "BadOptions",
+    "Game",
+    "IllegalMove",
+    "Option",
+    "Outcome",
+    "Profile",
+    "Step",
+    "agreed_draw",
+    "load",
+    "profiles",
+    "resigned",
+]

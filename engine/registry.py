@@ -1,0 +1,88 @@
+"""The named profiles and their options.
+
+A profile is data: the family module that plays it, a title, and its options
+with defaults and allowed values. ``load`` checks options here, once, so a
+family's constructor receives only valid values.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+
+from engine.core import BadOptions, Game
+
+
+class Option(msgspec.Struct, frozen=True):
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    title: str
+
+
+class Profile(msgspec.Struct, frozen=True):
+    name: str
+    title: str
+    family: str  # module under engine/ that implements it
+    options: tuple[Option, ...] = ()
+
+
+_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "kalah",
+            "Kalah",
+            "kalah",
+            (
+                Option("seeds", 4, (3, 4, 5, 6), "Seeds per pit at the start (K2)"),
+                Option("empty_capture", False, (False, True),
+                       "Last seed goes to the store even opposite an empty pit (K6)"),
+            ),
+        ),
+        Profile("oware", "Oware (Abapa)", "oware"),
+    )
+}
+
+
+def register(profile: Profile) -> None:
+    """Add a profile (used by families that land later, and by tests)."""
+    _PROFILES[profile.name] = profile
+
+
+def profiles() -> tuple[Profile, ...]:
+    """Every known profile, in a stable order."""
+    return tuple(_PROFILES.values())
+
+
+def load(profile: str, **options: Any) -> Game:
+    """The game for ``profile`` with ``options`` (defaults for those omitted).
+
+    Raises BadOptions for an unknown profile, an unknown option or a value
+    outside the option's choices.
+    """
+    spec = _PROFILES.get(profile)
+    if spec is None:
+        raise BadOptions(f"unknown game {profile!r}; known: {', '.join(_PROFILES)}")
+    known = {o.name: o for o in spec.options}
+    for name, value in options.items():
+        opt = known.get(name)
+        if opt is None:
+            raise BadOptions(f"{profile} has no option {name!r}")
+        # bool is an int: keep True from passing for 1 and 1 for True
+        if not any(type(value) is type(c) and value == c for c in opt.choices):
+            raise BadOptions(
+                f"{profile} option {name}={value!r} is not one of {list(opt.choices)}"
+            )
+    values = {o.name: options.get(o.name, o.default) for o in spec.options}
+    return _make(profile, tuple(sorted(values.items())))
+
+
+@lru_cache(maxsize=None)
+def _make(profile: str, items: tuple[tuple[str, Any], ...]) -> Game:
+    spec = _PROFILES[profile]
+    module = importlib.import_module(f"engine.{spec.family}")
+    return module.make(profile, dict(items))

@@ -1,0 +1,1 @@
+"""nyumba's server: a thin, well-guarded adapter between the engine, Redis and WebSockets."""
