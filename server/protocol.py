@@ -1,0 +1,285 @@
+"""Every message on nyumba's WebSocket, declared once.
+
+JSON text frames, one message each, tagged by the field ``t``. Client messages
+are decoded by one strict decoder (unknown fields and wrong types refused);
+server messages are encoded from the structs below. ``schema()`` generates the
+JSON Schema that ``PROTOCOL.md`` and ``GET /api/protocol.json`` publish — it is
+never written by hand.
+
+Sides are integers: 0 = South (moves first), 1 = North.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+from msgspec import Meta
+
+# Bounds shared by the declarations (hardening issue tightens these further).
+RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+Token = Annotated[str, Meta(min_length=1, max_length=128)]
+IntentId = Annotated[str, Meta(min_length=1, max_length=64)]
+MoveText = Annotated[str, Meta(min_length=1, max_length=32)]
+Version = Annotated[int, Meta(ge=0, le=2**53)]
+Side = Annotated[int, Meta(ge=0, le=1)]
+OfferKind = Literal["draw", "takeback", "rematch"]
+
+
+class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="t"):
+    """Base of client → server messages."""
+
+
+class Join(_In, tag="join"):
+    """Join a room. With ``token`` reclaim the seat it belongs to; without one,
+    take the free seat of a friend room, or watch. ``version`` is the last
+    version the client saw (informational; the answer is always the current
+    state)."""
+
+    room: RoomId
+    token: Token | None = None
+    version: Version | None = None
+
+
+class Move(_In, tag="move"):
+    """A move intent: ``move`` in the game's notation, made at ``version``.
+    ``id`` is chosen by the client; resending the same id is answered the same
+    way and applied at most once."""
+
+    room: RoomId
+    version: Version
+    move: MoveText
+    id: IntentId
+
+
+class Resign(_In, tag="resign"):
+    """Resign the current game (in a local room: the side to move resigns)."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
+class Offer(_In, tag="offer"):
+    """Offer a draw, a takeback (friend rooms) or a rematch with sides swapped."""
+
+    room: RoomId
+    kind: OfferKind
+    id: IntentId | None = None
+
+
+class Reply(_In, tag="reply"):
+    """Accept or decline the opponent's pending offer."""
+
+    room: RoomId
+    kind: OfferKind
+    accept: bool
+    id: IntentId | None = None
+
+
+class Undo(_In, tag="undo"):
+    """Computer and local rooms: take back the player's last move (and the
+    computer's reply to it)."""
+
+    room: RoomId
+    version: Version
+    id: IntentId | None = None
+
+
+class HandOver(_In, tag="hand_over"):
+    """Hand the absent opponent's seat to the computer (after the absence window)."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
+class Reclaim(_In, tag="reclaim"):
+    """Take one's own seat back from the computer."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
+class Ping(_In, tag="ping"):
+    """Keep-alive; answered with ``pong`` carrying the same ``n``."""
+
+    n: Annotated[int, Meta(ge=0, le=2**53)] = 0
+
+
+ClientMessage = Union[Join, Move, Resign, Offer, Reply, Undo, HandOver, Reclaim, Ping]
+
+
+class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False):
+    """Base of server → client messages."""
+
+
+class Welcome(_Out, tag="welcome"):
+    """Which sides this connection holds (empty: a spectator). ``token`` is
+    present only the first time a seat is granted; the server keeps only its
+    hash, so the client must store it (per room) to reclaim the seat."""
+
+    room: str
+    sides: list[int]
+    token: str | None = None
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """Who holds a side: ``"person"``, ``"computer"`` or ``"empty"``.
+    ``present`` is true while a connection holds it (the computer is always
+    present). ``absent_ms`` is how long a person's seat has been without a
+    connection (0 when present); ``handover_ms`` is how much longer the
+    opponent must wait before handing it to the computer."""
+
+    side: int
+    holder: Literal["person", "computer", "empty"]
+    present: bool
+    level: str | None = None
+    absent_ms: int = 0
+    handover_ms: int | None = None
+    owned: bool = False  # a person owns the seat (can reclaim it from the computer)
+
+
+class Legal(msgspec.Struct, frozen=True):
+    """One legal move for the side to move: its text, the pit a player
+    clicks to choose it, and the words that tell it apart from other moves
+    starting at the same pit (direction, kichwa, stop/safari …)."""
+
+    move: str
+    pit: str | None
+    choice: str
+
+
+class StepOut(msgspec.Struct, frozen=True, omit_defaults=True):
+    kind: str
+    pit: str | None = None
+    seeds: int = 0
+    to: str | None = None
+    player: int | None = None
+    note: str | None = None
+
+
+class LastMove(msgspec.Struct, frozen=True):
+    move: str
+    side: int
+    steps: list[StepOut]
+    id: str | None = None
+
+
+class OutcomeOut(msgspec.Struct, frozen=True):
+    winner: int | None
+    reason: str
+    score: tuple[int, int] | None = None
+    adjudication: str | None = None
+
+
+class PendingOffer(msgspec.Struct, frozen=True):
+    kind: OfferKind
+    by: int
+
+
+class State(_Out, tag="state"):
+    """The room as it is now. ``version`` counts changes of the game (moves,
+    undos, takebacks, a new game); a move intent must name the current one."""
+
+    room: str
+    version: int
+    game: str
+    options: dict[str, Any]
+    mode: Literal["friend", "computer", "local"]
+    game_no: int
+    position: str
+    board: dict[str, Any]
+    to_move: int | None
+    legal: list[Legal]
+    last: LastMove | None
+    outcome: OutcomeOut | None
+    adjudication: str | None
+    seats: list[Seat]
+    offer: PendingOffer | None
+    plies: int
+
+
+class Ack(_Out, tag="ack"):
+    """The intent ``id`` was applied (now or earlier), giving ``version``."""
+
+    id: str
+    version: int
+
+
+class Error(_Out, tag="error"):
+    """A refused message: a stable ``code`` and a sentence. ``id`` is the
+    intent id it answers, if any. Nothing changed."""
+
+    code: str
+    message: str
+    id: str | None = None
+
+
+class OfferMade(_Out, tag="offer"):
+    """The opponent offers ``kind``; answer with ``reply``. Also sent when an
+    offer is withdrawn or answered (``status``)."""
+
+    kind: OfferKind
+    by: int
+    status: Literal["open", "accepted", "declined", "withdrawn"]
+
+
+class Pong(_Out, tag="pong"):
+    n: int
+
+
+ServerMessage = Union[Welcome, State, Ack, Error, OfferMade, Pong]
+
+# Error codes, each with the sentence the server uses by default.
+ERRORS: dict[str, str] = {
+    "bad-json": "The message is not valid JSON.",
+    "bad-message": "The message does not match the protocol.",
+    "not-joined": "Join a room before sending this message.",
+    "no-room": "There is no such room (it may have expired).",
+    "wrong-room": "This connection is joined to another room.",
+    "bad-token": "That seat token does not belong to this room.",
+    "not-seated": "Spectators cannot do that.",
+    "game-over": "The game is over.",
+    "not-your-turn": "It is not your turn.",
+    "stale": "The game has moved on; here is the current state.",
+    "illegal": "That move is not legal here.",
+    "bad-notation": "That is not a move in this game's notation.",
+    "no-offer": "There is no such offer to answer.",
+    "not-allowed": "That is not possible in this room.",
+    "not-absent": "The opponent's seat is not absent long enough to hand over.",
+    "busy": "The room is busy; try again.",
+    "too-large": "The message is too large.",
+    "rate-limited": "Too many messages.",
+}
+
+_decoder = msgspec.json.Decoder(ClientMessage)
+_encoder = msgspec.json.Encoder()
+
+
+def decode(data: bytes | str) -> ClientMessage:
+    """Decode one client message; msgspec.DecodeError / ValidationError on bad input."""
+    return _decoder.decode(data)
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    return _encoder.encode(message)
+
+
+def error(code: str, message: str | None = None, id: str | None = None) -> Error:
+    return Error(code=code, message=message or ERRORS[code], id=id)
+
+
+def schema() -> dict[str, Any]:
+    """The protocol's JSON Schema, generated from the declarations above."""
+    (client, server), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+    )
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "nyumba WebSocket protocol",
+        "$defs": components,
+        "oneOf": [
+            {"title": "client to server", **client},
+            {"title": "server to client", **server},
+        ],
+        "errors": ERRORS,
+    }
