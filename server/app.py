@@ -1,0 +1,197 @@
+"""The Starlette application: HTTP routes, the WebSocket, security headers.
+
+HTTP
+    GET  /                         the start page (client/index.html)
+    GET  /r/{room}                 a room's page (client/room.html)
+    GET  /static/...               the client's files
+    GET  /healthz                  200 when the store answers, else 503
+    GET  /api/games                profiles and their options
+    POST /api/rooms                create a room → {room, url, token, sides}
+    GET  /api/rooms/{room}/record  the room's game record
+    GET  /api/protocol.json        the WebSocket protocol's JSON Schema
+WebSocket
+    /ws                            see PROTOCOL.md
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+from typing import Any, Literal
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+import engine
+from server import protocol as P
+from server import rooms as R
+from server.config import Settings
+from server.node import Conn, Node, now_ms
+from server.store import Store
+
+log = logging.getLogger("nyumba.app")
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; media-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+
+
+class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    options: dict[str, Any] = {}
+    mode: Literal["friend", "computer", "local"] = "friend"
+    side: Literal["south", "north", "random"] = "south"
+    level: Literal["beginner", "intermediate", "advanced"] = "intermediate"
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP response, and a cache policy:
+    static files revalidate after five minutes, pages and API answers are
+    not stored."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = scope["path"].startswith("/static/")
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
+                headers += SECURITY_HEADERS
+                headers.append((b"cache-control",
+                                b"public, max-age=300" if static else b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _problem(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status_code=status)
+
+
+def create_app(settings: Settings) -> Starlette:
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        store = Store(settings.redis_url, settings.key_prefix)
+        node = Node(settings, store)
+        await node.start()
+        state["node"] = node
+        try:
+            yield
+        finally:
+            await node.stop()
+            await store.close()
+
+    def node() -> Node:
+        return state["node"]
+
+    client = settings.client_dir
+
+    def page(name: str):
+        async def serve(request: Request) -> Response:
+            path = client / name
+            if not path.is_file():
+                return PlainTextResponse(f"The client page {name} is not built yet.", 404)
+            return FileResponse(path, media_type="text/html")
+
+        return serve
+
+    async def healthz(request: Request) -> Response:
+        try:
+            ok = await node().store.ping()
+        except Exception as exc:  # any store failure is "unhealthy", with its reason
+            return _problem(503, "store-down", f"The store does not answer: {exc}")
+        return JSONResponse({"ok": ok, "node": node().node_id})
+
+    async def games(request: Request) -> Response:
+        return JSONResponse(msgspec.to_builtins(list(engine.profiles())))
+
+    async def protocol_schema(request: Request) -> Response:
+        return JSONResponse(P.schema())
+
+    async def create_room(request: Request) -> Response:
+        body = await request.body()
+        try:
+            spec = msgspec.json.decode(body, type=CreateRoom)
+        except msgspec.ValidationError as exc:
+            return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
+        except msgspec.DecodeError:
+            return _problem(400, "bad-json", "The room request is not valid JSON.")
+        room_id = secrets.token_urlsafe(12)  # 96 random bits
+        try:
+            room, token, sides = R.create(room_id, spec.game, spec.options, spec.mode, spec.side,
+                                          spec.level, now_ms())
+        except engine.BadOptions as exc:
+            return _problem(400, "bad-game", str(exc))
+        except R.Refused as r:
+            return _problem(400, r.code, r.message)
+        if not await node().create_room(room):
+            return _problem(409, "busy", "That room id is taken; try again.")
+        return JSONResponse(
+            {"room": room.id, "url": f"/r/{room.id}", "token": token, "sides": sides},
+            status_code=201,
+        )
+
+    async def room_record(request: Request) -> Response:
+        data, _ = await node().store.load(request.path_params["room"])
+        if data is None:
+            return _problem(404, "no-room", P.ERRORS["no-room"])
+        return JSONResponse(R.record(R.decode_room(data)))
+
+    async def socket(ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Conn(ws.send_text)
+        n = node()
+        n.attach(conn)
+        try:
+            while not conn.closing:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes") or b""
+                await n.handle(conn, data)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await n.detach(conn)
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/r/{room}", page("room.html")),
+        Route("/healthz", healthz),
+        Route("/api/games", games),
+        Route("/api/protocol.json", protocol_schema),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms/{room}/record", room_record),
+        WebSocketRoute("/ws", socket),
+        Mount("/static", StaticFiles(directory=client, check_dir=False), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(SecurityHeaders)
+    return app

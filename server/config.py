@@ -1,0 +1,54 @@
+"""Settings, from flags or the environment (flags win)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    host: str = "127.0.0.1"
+    port: int = 8000
+    redis_url: str | None = None  # None: start the embedded Valkey
+    data_dir: Path = Path("data")
+    key_prefix: str = "nyumba:"
+    room_ttl_ms: int = 24 * 3600 * 1000  # a room lives at most this long after creation
+    idle_ttl_ms: int = 30 * 60 * 1000  # ... and this long after the last person left
+    absent_ms: int = 2 * 60 * 1000  # a seat absent this long may be handed to the computer
+    presence_ttl_ms: int = 15_000  # a connection's presence lasts this long unless refreshed
+    tick_ms: int = 5_000  # presence refresh and housekeeping period
+    computer_workers: int = 1
+    computer_lease_ms: int = 15_000
+    client_dir: Path = Path(__file__).resolve().parent.parent / "client"
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
+        env = dict(os.environ if env is None else env)
+        values: dict = {}
+        text = {
+            "host": "HOST",
+            "redis_url": "REDIS_URL",
+            "key_prefix": "NYUMBA_KEY_PREFIX",
+        }
+        numbers = {
+            "port": "PORT",
+            "room_ttl_ms": "NYUMBA_ROOM_TTL_MS",
+            "idle_ttl_ms": "NYUMBA_IDLE_TTL_MS",
+            "absent_ms": "NYUMBA_ABSENT_MS",
+            "presence_ttl_ms": "NYUMBA_PRESENCE_TTL_MS",
+            "tick_ms": "NYUMBA_TICK_MS",
+            "computer_workers": "NYUMBA_COMPUTER_WORKERS",
+            "computer_lease_ms": "NYUMBA_COMPUTER_LEASE_MS",
+        }
+        for field, var in text.items():
+            if env.get(var):
+                values[field] = env[var]
+        for field, var in numbers.items():
+            if env.get(var):
+                values[field] = int(env[var])
+        if env.get("NYUMBA_DATA_DIR"):
+            values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

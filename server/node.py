@@ -1,0 +1,487 @@
+"""One server node: its connections, its share of the rooms' fan-out, the
+presence it refreshes, and the computer seats it plays.
+
+A message's way (DESIGN.md): decode once → guards (in ``rooms``) → one
+compare-and-set in the store, which publishes → every node with connections
+in the room forwards the published ``state`` to them. Nothing a node keeps in
+memory is needed by another node: rooms, presence, timers and leases live in
+the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import time
+import uuid
+from typing import Any, Callable
+
+import msgspec
+
+from server import protocol as P
+from server import rooms as R
+from server.computer import Computer
+from server.config import Settings
+from server.store import Notice, Store, decode_notice, encode_notice, presence_by_side
+
+log = logging.getLogger("nyumba.node")
+
+SEND_QUEUE = 256  # messages queued for one slow connection before it is dropped
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class AlreadyApplied(Exception):
+    def __init__(self, version: int):
+        self.version = version
+
+
+class Conn:
+    """One WebSocket connection: the room it joined and the sides it holds."""
+
+    __slots__ = ("id", "send_raw", "room", "sides", "token_hash", "queue", "writer", "closing")
+
+    def __init__(self, send_raw: Callable[[str], Any]):
+        self.id = uuid.uuid4().hex[:12]
+        self.send_raw = send_raw
+        self.room: str | None = None
+        self.sides: list[int] = []
+        self.token_hash: str | None = None
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
+        self.writer: asyncio.Task | None = None
+        self.closing = False
+
+    @property
+    def who(self) -> str:
+        """The key that scopes this person's intent ids."""
+        return (self.token_hash or self.id)[:16]
+
+    def members(self, score: int) -> dict[str, int]:
+        names = [f"{s}:{self.id}" for s in self.sides] or [f"w:{self.id}"]
+        return {n: score for n in names}
+
+    def send(self, data: bytes | str) -> None:
+        if self.closing:
+            return
+        text = data.decode() if isinstance(data, bytes) else data
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.closing = True  # too slow to keep up: the writer closes it
+
+    def send_msg(self, message: msgspec.Struct) -> None:
+        self.send(P.encode(message))
+
+
+class Node:
+    def __init__(self, settings: Settings, store: Store):
+        self.settings = settings
+        self.store = store
+        self.node_id = uuid.uuid4().hex[:12]
+        self.computer = Computer(settings.computer_workers)
+        self.local: dict[str, set[Conn]] = {}  # room -> its connections on this node
+        self.created: dict[str, int] = {}  # room -> created ms (for expiry)
+        self.last_rev: dict[str, int] = {}  # room -> newest revision forwarded
+        self.presence_seen: dict[str, dict] = {}  # room -> presence summary last forwarded
+        self.computer_side: dict[str, int | None] = {}
+        self.thinking: set[str] = set()
+        self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
+        self._tasks: list[asyncio.Task] = []
+        self._rebuilds: set[str] = set()
+
+    # lifecycle ---------------------------------------------------------------
+    async def start(self) -> None:
+        await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}")
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="pubsub"),
+            asyncio.create_task(self._ticker(), name="tick"),
+        ]
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+        self.computer.close()
+
+    # expiry ------------------------------------------------------------------
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        now = now_ms() if now is None else now
+        return min(created_ms + self.settings.room_ttl_ms, now + self.settings.idle_ttl_ms)
+
+    # the one write path ------------------------------------------------------
+    async def mutate(self, room_id: str,
+                     change: Callable[[R.Room, dict, int], R.Room | None]) -> R.Room:
+        """Load, change, compare-and-set; on a lost race re-read and re-judge."""
+        for _ in range(16):
+            data, members = await self.store.load(room_id)
+            if data is None:
+                raise R.Refused("no-room")
+            room = R.decode_room(data)
+            now = now_ms()
+            presence = presence_by_side(members, now)
+            new = change(room, presence, now)
+            if new is None or new is room:
+                return room
+            message = R.state_message(new, presence, now, self.settings.absent_ms)
+            notice = encode_notice(Notice(new.rev, "S", P.encode(message),
+                                          [s.token_hash for s in new.seats],
+                                          R.computer_to_move(new)))
+            result = await self.store.cas(room_id, room.rev, new.rev, R.encode_room(new),
+                                          self.expire_at(new.created_ms, now), notice)
+            if result == 0:
+                return new
+            if result == -1:
+                raise R.Refused("no-room")
+        raise R.Refused("busy")
+
+    async def current_state(self, room_id: str) -> tuple[R.Room, P.State, dict] | None:
+        """The room, its ``state`` message and its presence by side."""
+        data, members = await self.store.load(room_id)
+        if data is None:
+            return None
+        room = R.decode_room(data)
+        now = now_ms()
+        presence = presence_by_side(members, now)
+        return room, R.state_message(room, presence, now, self.settings.absent_ms), presence
+
+    # creation ----------------------------------------------------------------
+    async def create_room(self, room: R.Room) -> bool:
+        return await self.store.create(room.id, room.rev, R.encode_room(room),
+                                       self.expire_at(room.created_ms, room.created_ms))
+
+    # connections -------------------------------------------------------------
+    async def _writer(self, conn: Conn) -> None:
+        try:
+            while True:
+                text = await conn.queue.get()
+                if text is None or conn.closing:
+                    break
+                await conn.send_raw(text)
+        except Exception:  # the socket went away; the reader notices too
+            pass
+
+    def attach(self, conn: Conn) -> None:
+        conn.writer = asyncio.create_task(self._writer(conn))
+
+    async def detach(self, conn: Conn) -> None:
+        await self._leave(conn)
+        conn.closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            conn.queue.put_nowait(None)
+        if conn.writer is not None:
+            conn.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await conn.writer
+
+    async def _enter(self, conn: Conn, room: R.Room) -> None:
+        conns = self.local.get(room.id)
+        if conns is None:
+            conns = self.local[room.id] = set()
+            await self.pubsub.subscribe(self.store.channel(room.id))
+        conns.add(conn)
+        self.created[room.id] = room.created_ms
+        now = now_ms()
+        await self.store.touch(room.id, conn.members(now + self.settings.presence_ttl_ms),
+                               self.expire_at(room.created_ms, now))
+        await self.store.publish(room.id, encode_notice(Notice(room.rev, "P")))
+
+    async def _leave(self, conn: Conn) -> None:
+        room_id = conn.room
+        if room_id is None:
+            return
+        conn.room = None
+        conns = self.local.get(room_id)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.local[room_id]
+                for d in (self.created, self.last_rev, self.presence_seen, self.computer_side):
+                    d.pop(room_id, None)
+                with contextlib.suppress(Exception):
+                    await self.pubsub.unsubscribe(self.store.channel(room_id))
+        with contextlib.suppress(Exception):
+            now = now_ms()
+            # Mark the presence as ended now (kept as "last seen" for the absence timer).
+            await self.store.redis.zadd(self.store.presence_key(room_id), conn.members(now), xx=True)
+            await self.store.publish(room_id, encode_notice(Notice(0, "P")))
+
+    # messages ----------------------------------------------------------------
+    async def handle(self, conn: Conn, data: bytes | str) -> None:
+        try:
+            msg = P.decode(data)
+        except msgspec.ValidationError as exc:
+            conn.send_msg(P.error("bad-message", f"The message does not match the protocol: {exc}."))
+            return
+        except msgspec.DecodeError:
+            conn.send_msg(P.error("bad-json"))
+            return
+        intent = getattr(msg, "id", None)
+        try:
+            await self._dispatch(conn, msg)
+        except R.Refused as r:
+            conn.send_msg(P.error(r.code, r.message, intent))
+            if r.code == "stale" and conn.room is not None:
+                current = await self.current_state(conn.room)
+                if current is not None:
+                    conn.send_msg(current[1])
+        except AlreadyApplied as done:
+            conn.send_msg(P.Ack(id=intent, version=done.version))
+            current = await self.current_state(conn.room)
+            if current is not None:
+                conn.send_msg(current[1])
+
+    async def _dispatch(self, conn: Conn, msg: P.ClientMessage) -> None:
+        if isinstance(msg, P.Ping):
+            conn.send_msg(P.Pong(n=msg.n))
+            return
+        if isinstance(msg, P.Join):
+            await self._join(conn, msg)
+            return
+        if conn.room is None:
+            raise R.Refused("not-joined")
+        if msg.room != conn.room:
+            raise R.Refused("wrong-room")
+        sides = conn.sides
+        if isinstance(msg, P.Move):
+            await self._move(conn, msg)
+        elif isinstance(msg, P.Resign):
+            await self.mutate(conn.room, lambda r, p, n: R.resign(r, sides))
+        elif isinstance(msg, P.Undo):
+            await self.mutate(conn.room, lambda r, p, n: R.undo(r, sides, msg.version))
+        elif isinstance(msg, P.Offer):
+            events: list = []
+
+            def change(r, p, n):
+                new, ev = R.offer(r, sides, msg.kind)
+                events[:] = [ev]
+                return new
+
+            await self.mutate(conn.room, change)
+            await self._event(conn.room, events)
+        elif isinstance(msg, P.Reply):
+            events = []
+
+            def change(r, p, n):
+                new, ev = R.reply(r, sides, msg.kind, msg.accept)
+                events[:] = [ev]
+                return new
+
+            await self.mutate(conn.room, change)
+            await self._event(conn.room, events)
+        elif isinstance(msg, P.HandOver):
+            await self.mutate(conn.room, lambda r, p, n: R.hand_over(
+                r, sides, p, n, self.settings.absent_ms))
+        elif isinstance(msg, P.Reclaim):
+            await self.mutate(conn.room, lambda r, p, n: R.reclaim(r, sides))
+        if msg.id is not None and not isinstance(msg, P.Move):
+            conn.send_msg(P.Ack(id=msg.id, version=-1))
+
+    async def _event(self, room_id: str, events: list) -> None:
+        for ev in events:
+            if ev is not None:
+                await self.store.publish(room_id, encode_notice(Notice(0, "E", P.encode(ev))))
+
+    async def _move(self, conn: Conn, msg: P.Move) -> None:
+        sides, who = conn.sides, conn.who
+
+        def change(room: R.Room, presence, now):
+            done = R.applied_version(room, who, msg.id)
+            if done is not None:
+                raise AlreadyApplied(done)
+            return R.play(room, sides, msg.version, msg.move, msg.id, intent_key=who)
+
+        new = await self.mutate(conn.room, change)
+        conn.send_msg(P.Ack(id=msg.id, version=new.version))
+
+    async def _join(self, conn: Conn, msg: P.Join) -> None:
+        data, _ = await self.store.load(msg.room)
+        if data is None:
+            raise R.Refused("no-room")
+        room = R.decode_room(data)
+        token = msg.token
+        sides = R.token_sides(room, token)
+        if token and not sides:
+            raise R.Refused("bad-token")
+        new_token = None
+        if not token:
+            claimed: list = []
+
+            def change(r, p, n):
+                got = R.claim_free_seat(r, n)
+                if got is None:
+                    claimed[:] = []
+                    return None
+                claimed[:] = [got[1], got[2]]
+                return got[0]
+
+            room = await self.mutate(msg.room, change)
+            if claimed:
+                new_token, side = claimed
+                sides = [side]
+        if conn.room is not None:
+            await self._leave(conn)
+        conn.room = room.id
+        conn.sides = sides
+        conn.token_hash = R.hash_token(new_token or token) if (new_token or token) else None
+        conn.send_msg(P.Welcome(room=room.id, sides=sides, token=new_token))
+        await self._enter(conn, room)
+        current = await self.current_state(room.id)
+        if current is not None:
+            conn.send_msg(current[1])
+            self._maybe_computer(room.id, R.computer_to_move(current[0]))
+
+    # fan-out -----------------------------------------------------------------
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async for message in self.pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    room_id = self.store.room_of_channel(message["channel"])
+                    try:
+                        self._on_notice(room_id, decode_notice(message["data"]))
+                    except Exception:
+                        log.exception("bad notice on %s", room_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pubsub listener failed; resubscribing")
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(Exception):
+                    channels = [self.store.channel(r) for r in self.local]
+                    await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}", *channels)
+
+    def _on_notice(self, room_id: str, n: Notice) -> None:
+        conns = self.local.get(room_id)
+        if not conns:
+            return
+        if n.kind == "S":
+            if n.rev < self.last_rev.get(room_id, -1):
+                return
+            self.last_rev[room_id] = n.rev
+            self.computer_side[room_id] = n.computer
+            for conn in list(conns):
+                if conn.token_hash is not None:
+                    sides = [i for i, h in enumerate(n.seats) if h == conn.token_hash]
+                    if sides != conn.sides:
+                        conn.sides = sides
+                        conn.send_msg(P.Welcome(room=room_id, sides=sides))
+                conn.send(n.payload)
+            self._maybe_computer(room_id, n.computer)
+        elif n.kind == "E":
+            for conn in list(conns):
+                conn.send(n.payload)
+        elif n.kind == "P":
+            self._schedule_rebuild(room_id)
+
+    def _schedule_rebuild(self, room_id: str) -> None:
+        if room_id in self._rebuilds:
+            return
+        self._rebuilds.add(room_id)
+        asyncio.create_task(self._rebuild(room_id))
+
+    async def _rebuild(self, room_id: str) -> None:
+        """Re-send the room's state to local connections (presence changed)."""
+        try:
+            current = await self.current_state(room_id)
+        finally:
+            self._rebuilds.discard(room_id)
+        conns = self.local.get(room_id)
+        if current is None or not conns:
+            return
+        room, message, presence = current
+        if room.rev < self.last_rev.get(room_id, -1):
+            return
+        self.last_rev[room_id] = room.rev
+        self.presence_seen[room_id] = _summary(presence)
+        data = P.encode(message)
+        for conn in list(conns):
+            conn.send(data)
+
+    # housekeeping ------------------------------------------------------------
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick_ms / 1000)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tick failed")
+
+    async def tick(self) -> None:
+        """Refresh this node's presence and the rooms' idle expiry; notice
+        presence that ended elsewhere (a crashed node); resume computer seats
+        whose node went away."""
+        now = now_ms()
+        score = now + self.settings.presence_ttl_ms
+        for room_id, conns in list(self.local.items()):
+            members: dict[str, int] = {}
+            for conn in conns:
+                members.update(conn.members(score))
+            created = self.created.get(room_id, now)
+            alive = await self.store.touch(room_id, members, self.expire_at(created, now))
+            if not alive:
+                for conn in list(conns):
+                    conn.send_msg(P.error("no-room", "The room has expired."))
+                continue
+            await self.store.prune_presence(room_id, now - self.settings.room_ttl_ms)
+            entries = await self.store.redis.zrange(self.store.presence_key(room_id), 0, -1,
+                                                    withscores=True)
+            summary = _summary(presence_by_side(entries, now))
+            if summary != self.presence_seen.get(room_id):
+                self._schedule_rebuild(room_id)
+            self._maybe_computer(room_id, self.computer_side.get(room_id))
+
+    # the computer ------------------------------------------------------------
+    def _maybe_computer(self, room_id: str, side: int | None) -> None:
+        if side is None or room_id in self.thinking or room_id not in self.local:
+            return
+        self.thinking.add(room_id)
+        asyncio.create_task(self._play_computer(room_id))
+
+    async def _play_computer(self, room_id: str) -> None:
+        lease = self.settings.computer_lease_ms
+        try:
+            if not await self.store.take_lease(room_id, self.node_id, lease):
+                return
+            try:
+                while True:
+                    data, _ = await self.store.load(room_id)
+                    if data is None:
+                        return
+                    room = R.decode_room(data)
+                    side = R.computer_to_move(room)
+                    if side is None:
+                        return
+                    seed = int.from_bytes(hashlib.sha256(
+                        f"{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8], "big")
+                    text = await self.computer.choose(room.game, room.options, room.state,
+                                                      room.seats[side].level or room.level, seed)
+                    await self.store.redis.pexpire(self.store.lease_key(room_id), lease)
+                    try:
+                        await self.mutate(room_id, lambda r, p, n: R.play(
+                            r, [side], room.version, text, None, by_computer=True))
+                    except R.Refused as r:
+                        # The game changed while the computer thought: drop the answer.
+                        log.info("computer move %s in %s dropped: %s", text, room_id, r.code)
+                        if r.code not in ("stale", "not-your-turn", "game-over"):
+                            return
+            finally:
+                await self.store.release_lease(room_id, self.node_id)
+        except Exception:
+            log.exception("computer player failed in %s", room_id)
+        finally:
+            self.thinking.discard(room_id)
+
+
+def _summary(presence: dict[int, tuple[bool, int]]) -> dict[int, bool]:
+    return {side: present for side, (present, _) in presence.items()}

@@ -1,0 +1,186 @@
+"""Rooms in Redis (or the embedded Valkey): one hash per room, written only by
+an atomic compare-and-set that also refreshes expiry and publishes.
+
+Keys (the ``{id}`` hash tag keeps a room's keys in one Cluster slot)::
+
+    <prefix>room:{id}            hash: rev, data (msgpack Room)
+    <prefix>room:{id}:presence   sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
+    <prefix>room:{id}:lease      the node playing the room's computer seat (short TTL)
+    channel <prefix>room:{id}    notices (``Notice``, msgpack)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
+# Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
+_CAS = """
+local cur = redis.call('HGET', KEYS[1], 'rev')
+if not cur then return -1 end
+if cur ~= ARGV[1] then return tonumber(cur) end
+redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'data', ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 0
+"""
+
+# KEYS: room. ARGV: rev, data, expire-at ms. Creates only; 1 when created.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'data', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return 1
+"""
+
+# KEYS: room, presence. ARGV: expire-at ms, then member, score pairs. Refreshes
+# presence and the room's idle expiry (only while the room exists).
+_TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #ARGV, 2 do
+  redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
+end
+redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+redis.call('PEXPIREAT', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS: lease. ARGV: node. Deletes the lease only if this node holds it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+class Notice(msgspec.Struct, array_like=True, frozen=True):
+    """What a room's channel carries to every node.
+
+    ``kind`` is "S" (a new room revision; ``payload`` is the encoded ``state``
+    message, ``seats`` the seat owners' token hashes so nodes can tell each
+    connection its sides, ``computer`` the side the computer must play now),
+    "P" (presence changed: rebuild the state) or "E" (``payload`` is an event
+    message to forward as it is).
+    """
+
+    rev: int
+    kind: str
+    payload: bytes = b""
+    seats: list[str | None] = []
+    computer: int | None = None
+
+
+_notice_enc = msgspec.msgpack.Encoder()
+_notice_dec = msgspec.msgpack.Decoder(Notice)
+
+
+def encode_notice(notice: Notice) -> bytes:
+    return _notice_enc.encode(notice)
+
+
+def decode_notice(data: bytes) -> Notice:
+    return _notice_dec.decode(data)
+
+
+class Store:
+    def __init__(self, url: str, prefix: str = "nyumba:"):
+        self.url = url
+        self.prefix = prefix
+        self.redis = aioredis.Redis.from_url(url, decode_responses=False, health_check_interval=30)
+        self._cas = self.redis.register_script(_CAS)
+        self._create = self.redis.register_script(_CREATE)
+        self._touch = self.redis.register_script(_TOUCH)
+        self._release = self.redis.register_script(_RELEASE)
+
+    # key names -------------------------------------------------------------
+    def room_key(self, room_id: str) -> str:
+        return f"{self.prefix}room:{{{room_id}}}"
+
+    def presence_key(self, room_id: str) -> str:
+        return self.room_key(room_id) + ":presence"
+
+    def lease_key(self, room_id: str) -> str:
+        return self.room_key(room_id) + ":lease"
+
+    def channel(self, room_id: str) -> str:
+        return self.room_key(room_id)
+
+    def room_of_channel(self, channel: bytes | str) -> str:
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        return channel[channel.index("{") + 1 : channel.rindex("}")]
+
+    # rooms -----------------------------------------------------------------
+    async def create(self, room_id: str, rev: int, data: bytes, expire_at_ms: int) -> bool:
+        return bool(await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms]))
+
+    async def load(self, room_id: str) -> tuple[bytes | None, dict[str, tuple[float, ...]]]:
+        """The room's data and its presence entries, in one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(self.room_key(room_id), "data")
+            pipe.zrange(self.presence_key(room_id), 0, -1, withscores=True)
+            data, members = await pipe.execute()
+        return data, members
+
+    async def cas(self, room_id: str, expected_rev: int, new_rev: int, data: bytes,
+                  expire_at_ms: int, notice: bytes) -> int:
+        return int(
+            await self._cas(
+                keys=[self.room_key(room_id), self.presence_key(room_id)],
+                args=[expected_rev, new_rev, data, expire_at_ms, self.channel(room_id), notice],
+            )
+        )
+
+    async def publish(self, room_id: str, notice: bytes) -> None:
+        await self.redis.publish(self.channel(room_id), notice)
+
+    # presence --------------------------------------------------------------
+    async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
+        args: list[Any] = [expire_at_ms]
+        for member, score in members.items():
+            args += [member, score]
+        return bool(
+            await self._touch(keys=[self.room_key(room_id), self.presence_key(room_id)], args=args)
+        )
+
+    async def prune_presence(self, room_id: str, before_ms: int) -> None:
+        """Drop presence entries that ended long ago, keeping each side's latest."""
+        key = self.presence_key(room_id)
+        members = await self.redis.zrange(key, 0, -1, withscores=True)
+        latest: dict[bytes, tuple[float, bytes]] = {}
+        for member, score in members:
+            side = member.split(b":", 1)[0]
+            if side not in latest or score > latest[side][0]:
+                latest[side] = (score, member)
+        keepers = {m for _, m in latest.values()}
+        old = [m for m, s in members if s < before_ms and m not in keepers]
+        if old:
+            await self.redis.zrem(key, *old)
+
+    # computer lease --------------------------------------------------------
+    async def take_lease(self, room_id: str, node: str, ms: int) -> bool:
+        return bool(await self.redis.set(self.lease_key(room_id), node, nx=True, px=ms))
+
+    async def release_lease(self, room_id: str, node: str) -> None:
+        await self._release(keys=[self.lease_key(room_id)], args=[node])
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+
+def presence_by_side(members: list[tuple[bytes, float]], now_ms: int) -> dict[int, tuple[bool, int]]:
+    """side -> (present, last seen ms) from the presence set's entries."""
+    out: dict[int, tuple[bool, int]] = {}
+    for member, score in members:
+        head = member.split(b":", 1)[0]
+        if head not in (b"0", b"1"):
+            continue
+        side = int(head)
+        present, seen = out.get(side, (False, 0))
+        out[side] = (present or score > now_ms, max(seen, int(score)))
+    return out

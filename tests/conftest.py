@@ -1,0 +1,132 @@
+"""Shared fixtures: real server processes on real stores.
+
+Stores: the embedded Valkey that ``nyumba serve`` starts by itself (always),
+and the Redis at ``REDIS_URL`` when one is set. Every test session uses its
+own key prefix on a shared Redis and never flushes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``nyumba serve`` in a child process."""
+
+    def __init__(self, *, redis_url: str | None, data_dir: Path, env: dict[str, str] | None = None,
+                 port: int | None = None):
+        self.redis_url = redis_url
+        self.data_dir = data_dir
+        self.extra_env = dict(env or {})
+        self.port = port or free_port()
+        self.proc: subprocess.Popen | None = None
+        self.log_path = data_dir / f"server-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self, timeout: float = 30.0) -> "ServerProcess":
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env.update(self.extra_env)
+        if self.redis_url:
+            env["REDIS_URL"] = self.redis_url
+        env["NYUMBA_DATA_DIR"] = str(self.data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.log()}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not become healthy:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text()[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def _stores() -> list[str]:
+    stores = ["embedded"]
+    if os.environ.get("REDIS_URL"):
+        stores.append("redis")
+    return stores
+
+
+@pytest.fixture(scope="session")
+def key_prefix() -> str:
+    return f"nyumba-test-{uuid.uuid4().hex[:8]}:"
+
+
+def make_server(store: str, tmp: Path, key_prefix: str, **env: str) -> ServerProcess:
+    """A started server on ``store`` ("embedded" or "redis")."""
+    env = {"NYUMBA_KEY_PREFIX": key_prefix, **env}
+    url = os.environ["REDIS_URL"] if store == "redis" else None
+    return ServerProcess(redis_url=url, data_dir=tmp, env=env).start()
+
+
+@pytest.fixture(scope="session", params=_stores())
+def store_kind(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def server(store_kind, tmp_path_factory, key_prefix):
+    """A server with short timers (absence 1.5 s, tick 0.3 s) on each store."""
+    srv = make_server(
+        store_kind, tmp_path_factory.mktemp(f"srv-{store_kind}"), key_prefix,
+        NYUMBA_ABSENT_MS="1500", NYUMBA_TICK_MS="300", NYUMBA_PRESENCE_TTL_MS="1000",
+    )
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server(server) -> str:
+    """The base URL of a running server (for the browser tests)."""
+    return server.url
