@@ -1,0 +1,286 @@
+"""Kalah — profile ``kalah``, rules K1–K10 of ``shared/rules/kalah.md``.
+
+Sources: seed ``001_fe9e11a67b869c08.txt`` (a Japanese play page for Kalah), restated and
+numbered in ``shared/rules/kalah.md``, which decides. Option ``empty_capture`` follows Irving,
+Donkers & Uiterwijk, "Solving Kalah" (2000).
+
+- K1/K2: South (0, moves first) and North (1), six pits and a store each; ``seeds`` (3–6,
+  default 4) in every pit, stores empty.
+- K3: a move is one pit letter, South ``a``–``f``, North ``A``–``F``, each from its owner's left.
+- K4: lift a non-empty own pit, sow counter-clockwise from the next pit through own pits, own
+  store and opponent pits, skipping the opponent's store. With 13+ seeds the origin is sown too.
+- K5: last seed in own store: the same player moves again (no limit).
+- K6/K7: last seed in an own pit that was empty, opposite pit non-empty: both go to the store
+  and the turn passes. ``empty_capture=True``: the last seed goes to the store even opposite an
+  empty pit.
+- K8: after every move, if either side's six pits are empty the game ends and each side's seeds
+  go to its owner's store (``reason="side-empty"``). K9: most seeds in store wins, equal draws;
+  no early stop at 25. K10: resignation/agreement are built by the server (``engine.core``).
+
+Ring index of each field (moves are indices into ``"abcdefABCDEF"``; ring = move + move // 6)::
+
+                 North (player 1)
+           F    E    D    C    B    A
+          12   11   10    9    8    7
+    13                                  6
+    store1                         store0
+           0    1    2    3    4    5
+           a    b    c    d    e    f
+              South (player 0, moves first)
+
+Sowing runs a → f → store0 → A → F → store1 → a; pit k faces pit 12 − k (a–F … f–A).
+
+Position text (``describe``/``position``): a–f, ``[South's store]``, A–F, ``[North's store]``,
+player to move — ``"4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South"``.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from engine import _sowing as sw
+from engine.core import BadNotation, IllegalMove, Outcome, Step
+
+RING = tuple(range(6)) + tuple(range(7, 13))  # move k -> ring field
+MOVE_OF = {r: k for k, r in enumerate(RING)}
+STORE = (6, 13)
+NAMES = tuple(sw.PIT_NAMES[:6]) + ("store0",) + tuple(sw.PIT_NAMES[6:]) + ("store1",)
+SH = tuple(sw.shift(k) for k in range(14))
+SIDE = (sw.mask(range(6)), sw.mask(range(7, 13)))
+MINE = tuple(tuple(r in RING[6 * p:6 * p + 6] for r in range(14)) for p in (0, 1))
+TABLES = sw.SowingTables(14, RING, lambda i, j: j == STORE[1 - (i > 6)], max_seeds=72)
+ADD, LAST, SEQ = TABLES.add, TABLES.last, TABLES.seq
+
+
+def _play(b: int, i: int, empty_capture: bool = False, trace: list[Step] | None = None) -> int:
+    """Sow ring pit ``i`` of packed board ``b`` for the player to move (K4–K8).
+
+    The caller guarantees the pit is the mover's and non-empty. With ``trace`` a list, the
+    move's animation steps are appended to it. Returns the packed board after the move.
+    """
+    p = b & 1
+    n = b >> SH[i] & 255
+    b += ADD[i][n]
+    last = LAST[i][n]
+    if trace is not None:
+        trace.append(Step("lift", NAMES[i], n, player=p))
+        trace.extend(Step("sow", NAMES[j], 1, player=p) for j in SEQ[i][n])
+    if last == STORE[p]:  # K5
+        if trace is not None:
+            trace.append(Step("extra-turn", player=p))
+    else:
+        if MINE[p][last] and b >> SH[last] & 255 == 1:  # K6: it was empty before the last seed
+            facing = 12 - last
+            o = b >> SH[facing] & 255
+            if o or empty_capture:
+                b += ((o + 1) << SH[STORE[p]]) - (o << SH[facing]) - (1 << SH[last])
+                if trace is not None:
+                    if o:
+                        trace.append(Step("capture", NAMES[facing], o, player=p))
+                    trace.append(Step("capture", NAMES[last], 1, player=p))
+                    trace.append(Step("store", seeds=o + 1, to=NAMES[STORE[p]], player=p))
+        b ^= 1  # K7: the turn passes
+    if not b & SIDE[0] or not b & SIDE[1]:
+        b = _finish(b, trace)
+    return b
+
+
+def _finish(b: int, trace: list[Step] | None) -> int:
+    """K8: every seed left in a pit goes to its owner's store; the game is over."""
+    for r in RING:
+        n = b >> SH[r] & 255
+        if n:
+            owner = r > 6
+            b += (n << SH[STORE[owner]]) - (n << SH[r])
+            if trace is not None:
+                trace.append(Step("end", NAMES[r], n, to=NAMES[STORE[owner]], player=owner))
+    if trace is not None:
+        trace.append(Step("end", note="side-empty"))
+    return b | sw.OVER
+
+
+def _random_playout(
+    b: int,
+    empty_capture: bool,
+    rand: Callable[[], float],
+    record: list[int] | None = None,
+) -> tuple[int, int]:
+    """Play uniformly random legal moves from packed board ``b`` to the end.
+
+    Returns the final packed board and the number of plies. Rejection sampling over the six
+    pits is uniform over the non-empty ones (the legal moves); ``record`` collects the moves.
+    """
+    plies = 0
+    while not b & sw.OVER:
+        base = 7 if b & 1 else 0
+        i = base + int(rand() * 6)
+        while not b >> SH[i] & 255:
+            i = base + int(rand() * 6)
+        if record is not None:
+            record.append(MOVE_OF[i])
+        b = _play(b, i, empty_capture)
+        plies += 1
+    return b, plies
+
+
+class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A Kalah position: ``pits`` a–f then A–F, ``stores`` (South, North), player to move."""
+
+    pits: tuple[int, ...]
+    stores: tuple[int, int]
+    to_move: int
+
+
+_POSITION = re.compile(r"^((?:\S+\s+){6})\[(\S+)\]\s+((?:\S+\s+){6})\[(\S+)\]\s+(\S+)$")
+
+
+class Kalah:
+    """The game object ``engine.load("kalah", …)`` returns; see ``engine.core``."""
+
+    state_type = KalahState
+
+    def __init__(self, profile: str, options: dict[str, Any]) -> None:
+        self.profile = profile
+        self.options = dict(options)
+        self.seeds: int = options["seeds"]
+        self.empty_capture: bool = options["empty_capture"]
+        self.total = 12 * self.seeds
+
+    def __repr__(self) -> str:
+        return f"<Kalah {self.options}>"
+
+    # -- values -------------------------------------------------------------------------
+    def start(self) -> KalahState:
+        return KalahState((self.seeds,) * 12, (0, 0), 0)
+
+    def to_move(self, state: KalahState) -> int:
+        return state.to_move
+
+    def legal_moves(self, state: KalahState) -> tuple[int, ...]:
+        if self._over(state):
+            return ()
+        side = range(6 * state.to_move, 6 * state.to_move + 6)
+        return tuple(k for k in side if state.pits[k])
+
+    def play(self, state: KalahState, move: int) -> KalahState:
+        self._check(state, move)
+        return self._unpack(_play(self._pack(state), RING[move], self.empty_capture))
+
+    def steps(self, state: KalahState, move: int) -> tuple[Step, ...]:
+        self._check(state, move)
+        trace: list[Step] = []
+        _play(self._pack(state), RING[move], self.empty_capture, trace)
+        return tuple(trace)
+
+    def outcome(self, state: KalahState) -> Outcome | None:
+        if not self._over(state):
+            return None
+        south, north = state.stores
+        winner = None if south == north else int(north > south)
+        return Outcome(winner=winner, reason="side-empty", score=(south, north))
+
+    def board(self, state: KalahState) -> dict[str, Any]:
+        return {
+            "pits": dict(zip(sw.PIT_NAMES, state.pits, strict=True)),
+            "stores": list(state.stores),
+        }
+
+    # -- text ---------------------------------------------------------------------------
+    def notation(self, move: int) -> str:
+        if type(move) is not int or not 0 <= move < 12:
+            raise IllegalMove(f"{move!r} is not a Kalah move")
+        return sw.PIT_NAMES[move]
+
+    def parse(self, state: KalahState, text: str) -> int:
+        if not isinstance(text, str) or len(text) != 1 or text not in sw.PIT_NAMES:
+            raise BadNotation(
+                f"{text!r} is not a Kalah move: write one pit letter, a–f (South) or A–F (North)"
+            )
+        move = sw.PIT_NAMES.index(text)
+        self._check(state, move)
+        return move
+
+    def describe(self, state: KalahState) -> str:
+        south = " ".join(map(str, state.pits[:6]))
+        north = " ".join(map(str, state.pits[6:]))
+        s0, s1 = state.stores
+        return f"{south} [{s0}] {north} [{s1}] {sw.SIDE_NAMES[state.to_move]}"
+
+    def position(self, text: str) -> KalahState:
+        m = _POSITION.match(text.strip()) if isinstance(text, str) else None
+        if m is None:
+            raise BadNotation(
+                f"{text!r} is not a Kalah position: write a–f [store] A–F [store] South|North, "
+                f"e.g. {self.describe(self.start())!r}"
+            )
+        south, s0, north, s1, who = m.groups()
+        pits = sw.read_counts(text, south.split() + north.split(), "pit counts")
+        stores = sw.read_counts(text, [s0, s1], "stores")
+        state = KalahState(tuple(pits), (stores[0], stores[1]), sw.read_side(text, who))
+        if sum(pits) + sum(stores) != self.total:
+            raise BadNotation(
+                f"position {text!r} holds {sum(pits) + sum(stores)} seeds, "
+                f"not {self.total} (K2, seeds={self.seeds})"
+            )
+        if any(pits) and not (any(pits[:6]) and any(pits[6:])):
+            raise BadNotation(
+                f"position {text!r} has one side empty: the game is over (K8), "
+                f"so its seeds belong in the stores"
+            )
+        return state
+
+    # -- fast path (bench, computer player) ---------------------------------------------
+    def _random_playout(
+        self,
+        state: KalahState | None = None,
+        rand: Callable[[], float] = random.random,
+        record: list[int] | None = None,
+    ) -> tuple[int | None, int]:
+        """A uniformly random playout from ``state`` (default: the start).
+
+        Returns (winner or None for a draw, plies played). ``record`` collects the moves.
+        """
+        b = self._pack(state or self.start())
+        b, plies = _random_playout(b, self.empty_capture, rand, record)
+        south, north = b >> SH[6] & 255, b >> SH[13] & 255
+        return (None if south == north else int(north > south)), plies
+
+    # -- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _over(state: KalahState) -> bool:
+        return not any(state.pits[:6]) or not any(state.pits[6:])
+
+    @staticmethod
+    def _pack(state: KalahState) -> int:
+        p = state.pits
+        return sw.pack(p[:6] + state.stores[:1] + p[6:] + state.stores[1:], state.to_move)
+
+    @staticmethod
+    def _unpack(b: int) -> KalahState:
+        f = sw.unpack(b, 14)
+        return KalahState(tuple(f[:6] + f[7:13]), (f[6], f[13]), b & 1)
+
+    def _check(self, state: KalahState, move: int) -> None:
+        if type(move) is int and move in self.legal_moves(state):
+            return
+        where = self.describe(state)
+        if type(move) is not int or not 0 <= move < 12:
+            raise IllegalMove(f"{move!r} is not a Kalah move (position {where})")
+        name = sw.PIT_NAMES[move]
+        if self._over(state):
+            why = "the game is over"
+        elif move // 6 != state.to_move:
+            why = f"pit {name} is not {sw.SIDE_NAMES[state.to_move]}'s"
+        else:
+            why = f"pit {name} is empty"
+        raise IllegalMove(f"illegal move {name} in {where}: {why}")
+
+
+def make(profile: str, options: dict[str, Any]) -> Kalah:
+    """The registry's constructor (``engine.load``)."""
+    return Kalah(profile, options)
