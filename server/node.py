@@ -36,6 +36,8 @@ def now_ms() -> int:
 
 
 class AlreadyApplied(Exception):
+    """A resent intent: answered with its original ack, not applied again."""
+
     def __init__(self, version: int):
         self.version = version
 
@@ -237,6 +239,9 @@ class Node:
             current = await self.current_state(conn.room)
             if current is not None:
                 conn.send_msg(current[1])
+        except Exception:  # a bug, or the store went away: say so, keep the connection
+            log.exception("message %r failed", msg)
+            conn.send_msg(P.error("internal", id=intent))
 
     async def _dispatch(self, conn: Conn, msg: P.ClientMessage) -> None:
         if isinstance(msg, P.Ping):

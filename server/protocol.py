@@ -249,6 +249,7 @@ ERRORS: dict[str, str] = {
     "busy": "The room is busy; try again.",
     "too-large": "The message is too large.",
     "rate-limited": "Too many messages.",
+    "internal": "The server could not handle that message; nothing changed.",
 }
 
 _decoder = msgspec.json.Decoder(ClientMessage)

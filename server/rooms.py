@@ -122,7 +122,8 @@ def _outcome(o: engine.Outcome | None) -> P.OutcomeOut | None:
 
 def _steps(game, state, move) -> list[P.StepOut]:
     return [
-        P.StepOut(kind=s.kind, pit=s.pit, seeds=s.seeds, to=s.to, player=s.player, note=s.note)
+        P.StepOut(kind=s.kind, pit=s.pit, seeds=s.seeds, to=s.to,
+                  player=None if s.player is None else int(s.player), note=s.note)
         for s in game.steps(state, move)
     ]
 
