@@ -234,7 +234,8 @@ class Oware:
         winner = None if south == north else int(north > south)
         if state.repetition:
             return Outcome(winner, "repetition", (south, north), adjudication="repetition")
-        reason = "majority" if max(south, north) >= WIN else "no-moves"
+        # O9 leaves seeds on the board (O7 spares the loser's row); O10 clears it.
+        reason = "majority" if any(state.pits) else "no-moves"
         return Outcome(winner=winner, reason=reason, score=(south, north))
 
     def board(self, state: OwareState) -> dict[str, Any]:
@@ -352,7 +353,12 @@ class Oware:
             raise BadNotation(f"position {text!r}: the player to move has no seed, so O10 ends it")
         if state.history and over:
             raise BadNotation(f"position {text!r}: a finished game keeps no history")
-        # The history must be a real capture-free sequence of legal moves ending here.
+        if state.history:
+            self._validate_history(text, state)
+
+    def _validate_history(self, text: str, state: OwareState) -> None:
+        """BadNotation unless the history is a capture-free run of legal moves ending here."""
+        pits, scores = state.pits, state.scores
         earliest = list(pits)
         for move, n in reversed(state.history):
             earliest[move] += n
@@ -370,7 +376,7 @@ class Oware:
             ok = not b & sw.OVER and b >> SH[12] == self._pack(state) >> SH[12]
             if not ok:
                 break
-        if not ok or (state.history and b != self._pack(state)):
+        if not ok or b != self._pack(state):
             raise BadNotation(
                 f"position {text!r}: its history is not a capture-free run of legal moves "
                 f"that ends in this position (O11)"
