@@ -44,6 +44,18 @@ _PROFILES: dict[str, Profile] = {
             ),
         ),
         Profile("oware", "Oware (Abapa)", "oware"),
+        Profile(
+            "bao-kiswahili",
+            "Bao la Kiswahili",
+            "bao",
+            (Option("takasia", True, (False, True), "Takasia blocks a threatened pit (K5)"),),
+        ),
+        Profile(
+            "bao-kujifunza",
+            "Bao la Kujifunza",
+            "bao",
+            (Option("takasia", False, (False, True), "Takasia blocks a threatened pit (J2, K5)"),),
+        ),
     )
 }
 
