@@ -1,0 +1,515 @@
+// The room page (/r/{room}): joins the room's socket, draws each state the server sends,
+// animates the last move's steps, and turns clicks into intents. The server decides everything.
+
+import { animate } from "./anim.js";
+import { getRecord, recordUrl, replay as replayRecord, settings, tokens } from "./api.js";
+import { BoardView, lastMovePits } from "./board.js";
+import { $, clock, h, show } from "./dom.js";
+import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
+import { Connection } from "./net.js";
+import { openReplay } from "./replay.js";
+import { choiceLabels, choiceWords, lastMoveSummary, resultText } from "./words.js";
+
+const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+const app = $("#app");
+
+const ui = {
+  sides: [], // the sides this connection holds (latest welcome)
+  state: null, // the latest state received
+  shown: null, // the state on the board (after its animation)
+  queue: [],
+  animating: false,
+  anim: null, // the running animation's cancel token
+  pending: null, // id of a move sent and not yet answered
+  acked: null, // the version its ack named, until that state arrives
+  picking: null, // pit whose choices are open
+  userFlip: false,
+  received: 0, // performance.now() when the latest state arrived (for absence clocks)
+  welcomed: false,
+  hint: null,
+  note: null, // a transient notice {key, vars} or {text}
+};
+
+let board = null;
+let counter = 0;
+const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
+
+const conn = new Connection(room, { onMessage, onStatus });
+
+// ------------------------------------------------------------------ messages
+
+function onMessage(m) {
+  switch (m.t) {
+    case "welcome":
+      if (m.token) tokens.set(room, m.token);
+      ui.sides = m.sides;
+      ui.welcomed = true;
+      orient();
+      render();
+      break;
+    case "state":
+      ui.state = m;
+      ui.received = performance.now();
+      if (ui.pending && (m.last?.id === ui.pending || (ui.acked !== null && m.version >= ui.acked))) {
+        ui.pending = null;
+        ui.acked = null;
+      }
+      ui.queue.push(m);
+      drain();
+      break;
+    case "ack":
+      // The state the move made may still be on its way: stay busy until it is here.
+      if (m.id === ui.pending) {
+        if (ui.state && ui.state.version >= m.version) ui.pending = null;
+        else ui.acked = m.version;
+        render();
+      }
+      break;
+    case "error":
+      onError(m);
+      break;
+    case "offer":
+      if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
+      break;
+    case "hint":
+      ui.hint = m.pit ?? null;
+      render();
+      break;
+  }
+}
+
+function onError(m) {
+  if (m.id && m.id === ui.pending) {
+    ui.pending = null;
+    ui.acked = null;
+  }
+  if (m.code === "no-room") {
+    conn.stop();
+    app.dataset.conn = "gone";
+    $("#conn").textContent = t("room.noRoom");
+    show($("#conn"), true);
+    return;
+  }
+  if (m.code === "bad-token") {
+    // The stored token is not this room's any more: join again as whoever the server lets us be.
+    tokens.forget(room);
+    conn.ws?.close(4001);
+    return;
+  }
+  const key = `error.${m.code}`;
+  setNote(has(key) ? { key } : { text: m.message });
+  render();
+}
+
+function onStatus(status, delay) {
+  app.dataset.conn = status;
+  const banner = $("#conn");
+  if (status === "open") {
+    show(banner, false);
+  } else if (status === "reconnecting") {
+    banner.textContent = delay > 1000 ? t("room.reconnectIn", { s: Math.round(delay / 1000) }) : t("room.reconnecting");
+    show(banner, true);
+  } else if (status === "connecting") {
+    banner.textContent = t("room.connecting");
+    show(banner, true);
+  }
+  if (status !== "open") {
+    ui.pending = null;
+    ui.acked = null;
+  }
+  render();
+}
+
+function setNote(note) {
+  ui.note = note;
+  clearTimeout(setNote.timer);
+  setNote.timer = setTimeout(() => {
+    ui.note = null;
+    render();
+  }, 6000);
+  render();
+}
+
+// ------------------------------------------------------------------ states and animation
+
+function animatable(prev, next) {
+  return (
+    prev &&
+    next.last &&
+    next.game_no === prev.game_no &&
+    next.plies === prev.plies + 1 &&
+    next.version > prev.version
+  );
+}
+
+async function drain() {
+  if (ui.animating) return;
+  while (ui.queue.length) {
+    const next = ui.queue.shift();
+    if (!board) makeBoard(next);
+    const prev = ui.shown;
+    const speed = settings.speed();
+    if (animatable(prev, next) && speed !== "off" && ui.queue.length < 4) {
+      ui.animating = true;
+      ui.hint = null;
+      closeChoices();
+      render();
+      board.show(prev.board);
+      board.mark({ from: null, to: null });
+      ui.anim = { cancelled: false };
+      await animate(board, next.last.steps, { speed, sound: settings.sound(), token: ui.anim });
+      ui.animating = false;
+    }
+    if (!prev || next.version !== prev.version || next.game_no !== prev.game_no) {
+      ui.hint = null;
+      closeChoices();
+    }
+    ui.shown = next;
+    board.show(next.board);
+  }
+  render();
+}
+
+function makeBoard(s) {
+  board = new BoardView($("#board-wrap"), s.game, { onPick: pick });
+  orient();
+  const title = known(`game.${s.game}`) ? t(`game.${s.game}`) : s.game;
+  $("#game-title").textContent = title;
+  document.title = `nyumba · ${title}`;
+}
+
+// South at the bottom for South and for local games; North's player sees the board turned.
+function orient() {
+  if (!board) return;
+  const viewSide = ui.sides.length === 1 ? ui.sides[0] : 0;
+  board.setFlipped((viewSide === 1) !== ui.userFlip);
+}
+
+// ------------------------------------------------------------------ who may do what
+
+const seated = () => ui.sides.length > 0;
+
+function myTurn(s = ui.shown) {
+  return Boolean(
+    s &&
+      !s.outcome &&
+      s.to_move !== null &&
+      ui.sides.includes(s.to_move) &&
+      s.seats[s.to_move]?.holder === "person",
+  );
+}
+
+function canPlay() {
+  return myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
+}
+
+function opponentSeat(s) {
+  if (ui.sides.length !== 1) return null;
+  return s.seats[1 - ui.sides[0]];
+}
+
+// How much longer before the absent opponent's seat may be handed to the computer (ms), or null.
+function handoverWait(s) {
+  const opp = opponentSeat(s);
+  if (!opp || s.mode !== "friend" || opp.present || opp.holder === "computer" || opp.handover_ms == null) return null;
+  return Math.max(0, opp.handover_ms - (performance.now() - ui.received));
+}
+
+// ------------------------------------------------------------------ intents
+
+function send(message) {
+  if (!conn.send({ room, ...message })) {
+    setNote({ key: "room.reconnecting" });
+    return false;
+  }
+  return true;
+}
+
+function pick(pit) {
+  if (!canPlay()) return;
+  const moves = ui.shown.legal.filter((l) => l.pit === pit);
+  if (moves.length === 1) play(moves[0].move);
+  else if (moves.length > 1) openChoices(pit, moves);
+}
+
+function play(move) {
+  if (!canPlay()) return;
+  closeChoices();
+  const id = intentId();
+  if (send({ t: "move", version: ui.shown.version, move, id })) ui.pending = id;
+  render();
+}
+
+function openChoices(pit, moves) {
+  ui.picking = pit;
+  $("#choices-heading").textContent = t("choose.heading", { pit });
+  const labels = choiceLabels(moves);
+  $("#choice-buttons").replaceChildren(
+    ...moves.map((l, i) =>
+      h(
+        "button",
+        { type: "button", class: "choice", dataset: { move: l.move }, onclick: () => play(l.move) },
+        labels[i] || l.move,
+        h("span", { class: "notation" }, l.move),
+      ),
+    ),
+  );
+  show($("#choices"), true);
+  $("#choice-buttons button")?.focus();
+}
+
+function closeChoices() {
+  if (ui.picking === null) return;
+  const pit = ui.picking;
+  ui.picking = null;
+  show($("#choices"), false);
+  board?.cells.get(pit)?.el.focus();
+}
+
+// ------------------------------------------------------------------ drawing the page
+
+function render() {
+  const s = ui.shown;
+  app.dataset.myturn = canPlay() ? "1" : "0";
+  app.dataset.busy = ui.animating || ui.pending || ui.queue.length ? "1" : "0";
+  app.dataset.sides = ui.sides.join(",");
+  if (!s) return;
+  app.dataset.version = String(s.version);
+  app.dataset.over = s.outcome ? "1" : "0";
+  app.dataset.mode = s.mode;
+  app.dataset.game = s.game;
+  app.dataset.plies = String(s.plies);
+
+  renderStatus(s);
+  renderBoardMarks(s);
+  renderOffer(s);
+  renderSeats(s);
+  renderControls(s);
+  renderShare(s);
+  const note = $("#notice");
+  note.textContent = ui.note ? (ui.note.key ? t(ui.note.key, ui.note.vars) : ui.note.text) : "";
+  show(note, Boolean(ui.note));
+}
+
+function sideName(side) {
+  return t(`side.${side}`);
+}
+
+function renderStatus(s) {
+  let status = "";
+  if (!s.outcome && s.to_move !== null) {
+    const holder = s.seats[s.to_move]?.holder;
+    if (holder === "computer") status = t("turn.computer");
+    else if (ui.sides.includes(s.to_move) && ui.sides.length === 1) status = t("turn.you");
+    else if (ui.sides.length === 1) status = t("turn.opponent");
+    else status = t("turn.side", { side: sideName(s.to_move) });
+  }
+  if (!seated() && ui.welcomed) status = `${t("room.watching")} ${status}`;
+  $("#status").textContent = status;
+  $("#last").textContent = s.last ? lastMoveSummary(s.last, sideName) : "";
+  const result = resultText(s, ui.sides, sideName);
+  $("#result").textContent = result || "";
+  show($("#result"), Boolean(result));
+}
+
+function renderBoardMarks(s) {
+  if (!board || ui.animating) return;
+  const playable = canPlay();
+  const lit = new Set(playable ? s.legal.filter((l) => l.pit).map((l) => l.pit) : []);
+  board.mark({ lit, ...lastMovePits(s.last) });
+  for (const c of board.cells.values()) c.el.classList.toggle("hinted", c.name === ui.hint);
+  const passes = playable ? s.legal.filter((l) => !l.pit) : [];
+  $("#passes").replaceChildren(
+    ...passes.map((l) =>
+      h("button", { type: "button", class: "pass", dataset: { move: l.move }, onclick: () => play(l.move) },
+        l.choice ? choiceWords(l.choice) : t("btn.pass")),
+    ),
+  );
+  $("#move-buttons").replaceChildren(
+    ...(playable ? s.legal : []).map((l) =>
+      h("button", { type: "button", class: "secondary", dataset: { move: l.move }, onclick: () => play(l.move) }, l.move),
+    ),
+  );
+  show($("#move-list"), playable);
+  if (!playable) closeChoices();
+}
+
+function renderOffer(s) {
+  const o = s.offer;
+  const box = $("#offer");
+  if (!o || s.mode === "local" || !seated()) {
+    show(box, false);
+    return;
+  }
+  const mine = ui.sides.includes(o.by);
+  $("#offer-text").textContent = mine
+    ? t("offer.waiting", { kind: t(`offer.${o.kind}`) })
+    : t("offer.incoming", { who: t("who.opponent"), kind: t(`offer.${o.kind}`) });
+  show($("#accept"), !mine);
+  show($("#decline"), !mine);
+  box.dataset.kind = o.kind;
+  show(box, true);
+}
+
+function renderSeats(s) {
+  $("#seats").replaceChildren(
+    ...s.seats.map((seat) => {
+      let who;
+      if (ui.sides.includes(seat.side) && seat.holder !== "computer") who = t("seat.you");
+      else if (seat.holder === "computer") {
+        const level = t(`level.${seat.level}`);
+        who = seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
+      } else if (seat.holder === "empty") who = t("seat.empty");
+      else who = t("seat.person");
+      const extra = [];
+      if (seat.holder !== "computer" && !seat.present && seat.holder === "person") {
+        const gone = seat.absent_ms + (performance.now() - ui.received);
+        extra.push(t("seat.absent", { t: clock(gone) }));
+      }
+      const wait = ui.sides.length === 1 && seat.side !== ui.sides[0] ? handoverWait(s) : null;
+      if (wait !== null && wait > 0 && s.mode === "friend" && !s.outcome) extra.push(t("seat.handoverIn", { t: clock(wait) }));
+      const text = t("seat.line", { side: sideName(seat.side), who }) + (extra.length ? ` — ${extra.join(", ")}` : "");
+      return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
+        h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ", text);
+    }),
+  );
+}
+
+function renderControls(s) {
+  const over = Boolean(s.outcome);
+  const friend = s.mode === "friend";
+  const solo = s.mode === "computer" || s.mode === "local";
+  const offerOpen = Boolean(s.offer);
+  const byAgreement = over && ["resignation", "agreement"].includes(s.outcome.adjudication);
+  show($("#undo"), seated() && solo && s.plies > 0 && !byAgreement);
+  show($("#resign"), seated() && !over);
+  show($("#draw"), seated() && !over && (friend || s.mode === "local"));
+  $("#draw").disabled = offerOpen;
+  show($("#takeback"), seated() && friend && !over && s.plies > 0);
+  $("#takeback").disabled = offerOpen;
+  show($("#rematch"), seated() && over);
+  $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && ui.sides.includes(s.offer.by);
+  const wait = handoverWait(s);
+  show($("#handover"), seated() && !over && wait !== null);
+  $("#handover").disabled = wait === null || wait > 0;
+  show($("#reclaim"), ui.sides.some((side) => s.seats[side]?.holder === "computer"));
+  show($("#hint"), solo && Boolean(s.hints) && myTurn(s));
+  show($("#replay-btn"), over);
+  const dl = $("#download");
+  show(dl, s.plies > 0 || over);
+  dl.href = recordUrl(room);
+  dl.download = `nyumba-${s.game}-${room}-${s.game_no}.json`;
+  const confirm = $("#resign").dataset.confirm === "1";
+  $("#resign").textContent = t(confirm ? "btn.confirmResign" : "btn.resign");
+}
+
+function renderShare(s) {
+  const opp = opponentSeat(s);
+  const waiting = s.mode === "friend" && seated() && opp?.holder === "empty";
+  show($("#share"), waiting);
+  if (waiting) $("#share-url").value = location.href;
+}
+
+// ------------------------------------------------------------------ wiring
+
+function wire() {
+  languagePicker($("#lang"));
+  applyI18n(document);
+  onLangChange(() => {
+    if (board) {
+      board.refreshLabels();
+      board.showInfo();
+      const title = t(`game.${board.game}`);
+      $("#game-title").textContent = title;
+    }
+    render();
+  });
+
+  $("#undo").addEventListener("click", () => send({ t: "undo", version: ui.shown.version, id: intentId() }));
+  $("#resign").addEventListener("click", (e) => {
+    const b = e.currentTarget;
+    if (b.dataset.confirm === "1") {
+      delete b.dataset.confirm;
+      send({ t: "resign", id: intentId() });
+    } else {
+      b.dataset.confirm = "1";
+      setTimeout(() => {
+        delete b.dataset.confirm;
+        render();
+      }, 4000);
+    }
+    render();
+  });
+  $("#draw").addEventListener("click", () => send({ t: "offer", kind: "draw", id: intentId() }));
+  $("#takeback").addEventListener("click", () => send({ t: "offer", kind: "takeback", id: intentId() }));
+  $("#rematch").addEventListener("click", () => send({ t: "offer", kind: "rematch", id: intentId() }));
+  $("#accept").addEventListener("click", () =>
+    send({ t: "reply", kind: ui.shown.offer.kind, accept: true, id: intentId() }),
+  );
+  $("#decline").addEventListener("click", () =>
+    send({ t: "reply", kind: ui.shown.offer.kind, accept: false, id: intentId() }),
+  );
+  $("#handover").addEventListener("click", () => send({ t: "hand_over", id: intentId() }));
+  $("#reclaim").addEventListener("click", () => send({ t: "reclaim", id: intentId() }));
+  $("#hint").addEventListener("click", () => send({ t: "hint", id: intentId() }));
+  $("#flip").addEventListener("click", () => {
+    ui.userFlip = !ui.userFlip;
+    orient();
+  });
+  $("#choice-cancel").addEventListener("click", closeChoices);
+  $("#choices").addEventListener("keydown", (e) => {
+    if (e.key === "Escape") closeChoices();
+  });
+  $("#replay-btn").addEventListener("click", startReplay);
+
+  $("#copy").addEventListener("click", async () => {
+    const input = $("#share-url");
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {
+      input.select();
+    }
+    $("#copy").textContent = t("room.copied");
+    setTimeout(() => ($("#copy").textContent = t("room.copy")), 2000);
+  });
+  if (navigator.share) {
+    show($("#share-btn"), true);
+    $("#share-btn").addEventListener("click", () =>
+      navigator.share({ title: document.title, url: $("#share-url").value }).catch(() => {}),
+    );
+  }
+
+  const speed = $("#speed");
+  speed.value = settings.speed();
+  speed.addEventListener("change", () => {
+    settings.setSpeed(speed.value);
+    if (speed.value === "off" && ui.anim) ui.anim.cancelled = true;
+  });
+  const sound = $("#sound");
+  sound.checked = settings.sound();
+  sound.addEventListener("change", () => settings.setSound(sound.checked));
+
+  // Clocks for absence and the hand-over window tick locally between states.
+  setInterval(() => {
+    if (ui.shown && ui.shown.seats.some((seat) => !seat.present)) {
+      renderSeats(ui.shown);
+      renderControls(ui.shown);
+    }
+  }, 1000);
+}
+
+async function startReplay() {
+  const box = $("#replay");
+  try {
+    const data = await replayRecord(await getRecord(room));
+    openReplay(box, data, { onClose: () => show(box, false) });
+    show(box, true);
+    box.scrollIntoView({ block: "start" });
+  } catch (err) {
+    setNote({ key: "replay.failed", vars: { msg: err.message } });
+  }
+}
+
+wire();
+if (room) conn.start();
+else onError({ code: "no-room" });

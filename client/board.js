@@ -1,0 +1,244 @@
+// Drawing the boards. Each family has a layout: where every pit, store, tray and hand sits,
+// given in South's view (South at the bottom); North's view turns it half a turn. Counts come
+// from the server's `board`; nothing here knows a rule beyond where things are drawn.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export function familyOf(game) {
+  if (game.startsWith("bao")) return "bao";
+  return game === "oware" ? "oware" : "kalah";
+}
+
+const SMALL = "abcdef";
+const BIG = "ABCDEF";
+const range8 = [1, 2, 3, 4, 5, 6, 7, 8];
+
+// Cells: {name, kind: pit|store|tray|hand, owner, row, col, rows?, cols?}; rows/cols are 1-based.
+const LAYOUTS = {
+  // Two rows of six between the stores; each store at its owner's right (rule K1).
+  kalah: {
+    rows: 2,
+    cols: 8,
+    cells: [
+      { name: "store1", kind: "store", owner: 1, row: 1, col: 1, rows: 2 },
+      ...[...BIG].map((p, i) => ({ name: p, kind: "pit", owner: 1, row: 1, col: 7 - i })),
+      ...[...SMALL].map((p, i) => ({ name: p, kind: "pit", owner: 0, row: 2, col: 2 + i })),
+      { name: "store0", kind: "store", owner: 0, row: 1, col: 8, rows: 2 },
+    ],
+  },
+  // The ring of twelve, sown counter-clockwise a→f→A→F; captured seeds go to trays off the ring.
+  oware: {
+    rows: 4,
+    cols: 6,
+    cells: [
+      { name: "store1", kind: "tray", owner: 1, row: 1, col: 1, cols: 6 },
+      ...[...BIG].map((p, i) => ({ name: p, kind: "pit", owner: 1, row: 2, col: 6 - i })),
+      ...[...SMALL].map((p, i) => ({ name: p, kind: "pit", owner: 0, row: 3, col: 1 + i })),
+      { name: "store0", kind: "tray", owner: 0, row: 4, col: 1, cols: 6 },
+    ],
+  },
+  // Four rows of eight. Pits count from each owner's left: South's A1 is at South's left,
+  // North's a1 at North's left (South's right). Back rows lie behind the front rows.
+  bao: {
+    rows: 6,
+    cols: 8,
+    cells: [
+      { name: "hand1", kind: "hand", owner: 1, row: 1, col: 1, cols: 8 },
+      ...range8.map((i) => ({ name: `b${i}`, kind: "pit", owner: 1, row: 2, col: 9 - i })),
+      ...range8.map((i) => ({ name: `a${i}`, kind: "pit", owner: 1, row: 3, col: 9 - i })),
+      ...range8.map((i) => ({ name: `A${i}`, kind: "pit", owner: 0, row: 4, col: i })),
+      ...range8.map((i) => ({ name: `B${i}`, kind: "pit", owner: 0, row: 5, col: i })),
+      { name: "hand0", kind: "hand", owner: 0, row: 6, col: 1, cols: 8 },
+    ],
+  },
+};
+
+const MAX_DOTS = 12;
+
+// Where the last move started (its first lift or hand placement) and where its last seed fell.
+export function lastMovePits(last) {
+  const steps = last?.steps || [];
+  const first = steps.find((s) => s.pit && (s.kind === "lift" || s.kind === "place"));
+  const sown = steps.filter((s) => s.kind === "sow" && s.pit);
+  return { from: first?.pit ?? null, to: sown.length ? sown[sown.length - 1].pit : null };
+}
+
+export class BoardView {
+  // onPick(pit) is called when a lit pit is chosen (click, Enter or Space).
+  constructor(container, game, { onPick = () => {}, flipped = false } = {}) {
+    this.game = game;
+    this.family = familyOf(game);
+    this.layout = LAYOUTS[this.family];
+    this.onPick = onPick;
+    this.flipped = flipped;
+    this.counts = {};
+    this.board = null;
+    this.marks = { lit: new Set(), from: null, to: null };
+    this.cells = new Map();
+    this.info = h("p", { class: "board-info", "aria-live": "off" });
+    this.grid = h("div", { class: `board board-${this.family}`, role: "group" });
+    this.grid.style.setProperty("--cols", this.layout.cols);
+    this.grid.style.setProperty("--rows", this.layout.rows);
+    for (const cell of this.layout.cells) this.grid.append(this.makeCell(cell));
+    container.replaceChildren(this.info, this.grid);
+    this.place();
+  }
+
+  makeCell(cell) {
+    const el =
+      cell.kind === "pit"
+        ? h("button", { type: "button", class: "pit", "aria-disabled": "true" })
+        : h("div", { class: `${cell.kind} side${cell.owner}`, role: "img" });
+    el.dataset.pit = cell.name;
+    el.dataset.owner = cell.owner;
+    if (cell.kind === "pit") {
+      el.classList.add(`side${cell.owner}`);
+      if (this.family === "bao") {
+        const n = Number(cell.name.slice(1));
+        if (cell.name[0] === "A" || cell.name[0] === "a") {
+          el.classList.add("front");
+          if (n === 5) el.classList.add("nyumba");
+          if (n === 1 || n === 8) el.classList.add("kichwa");
+        }
+      }
+      el.addEventListener("click", () => {
+        if (this.marks.lit.has(cell.name)) this.onPick(cell.name);
+      });
+    }
+    const parts = {
+      count: h("span", { class: "count", "aria-hidden": "true" }),
+      dots: h("span", { class: "dots", "aria-hidden": "true" }),
+      name: h("span", { class: "name", "aria-hidden": "true" }, cell.kind === "pit" ? cell.name : ""),
+      mark: h("span", { class: "mark", "aria-hidden": "true" }),
+    };
+    el.append(parts.dots, parts.count, parts.name, parts.mark);
+    this.cells.set(cell.name, { ...cell, el, parts });
+    return el;
+  }
+
+  // Grid positions for the current orientation.
+  place() {
+    const { rows, cols } = this.layout;
+    for (const c of this.cells.values()) {
+      const r = c.rows || 1;
+      const w = c.cols || 1;
+      const row = this.flipped ? rows + 2 - c.row - r : c.row;
+      const col = this.flipped ? cols + 2 - c.col - w : c.col;
+      c.el.style.gridRow = `${row} / span ${r}`;
+      c.el.style.gridColumn = `${col} / span ${w}`;
+    }
+    this.grid.classList.toggle("flipped", this.flipped);
+  }
+
+  setFlipped(flipped) {
+    this.flipped = flipped;
+    this.place();
+  }
+
+  // Show a board as the server sent it.
+  show(board) {
+    this.board = board;
+    const counts = { ...board.pits };
+    const stores = board.stores ?? board.scores ?? board.captured;
+    if (stores) [counts.store0, counts.store1] = stores;
+    if (board.hands) [counts.hand0, counts.hand1] = board.hands;
+    for (const name of this.cells.keys()) this.set(name, counts[name] ?? 0);
+    this.showInfo();
+    this.refreshLabels();
+  }
+
+  showInfo() {
+    const b = this.board;
+    if (this.family !== "bao" || !b) {
+      this.info.hidden = true;
+      return;
+    }
+    const parts = [];
+    if (b.stage) parts.push(t("bao.stage", { stage: t(`stage.${b.stage}`) }));
+    if (b.pending && (b.pending[0] || b.pending[1])) parts.push(t("bao.pending", { s: b.pending[0], n: b.pending[1] }));
+    this.info.textContent = parts.join(" · ");
+    this.grid.dataset.pending = (b.pending ?? [0, 0]).join(",");
+    this.info.hidden = !parts.length;
+    const owned = b.nyumba ?? [false, false];
+    for (const c of this.cells.values()) {
+      if (c.el.classList.contains("nyumba")) c.el.classList.toggle("owned", Boolean(owned[c.owner]));
+      c.el.classList.toggle("takasia", b.takasia === c.name);
+    }
+  }
+
+  get(name) {
+    return this.counts[name] ?? 0;
+  }
+
+  // Set a count, drawing it as a number and (for small counts) as seeds.
+  set(name, n) {
+    const c = this.cells.get(name);
+    if (!c) return;
+    this.counts[name] = n;
+    c.parts.count.textContent = String(n);
+    const dots = c.kind === "pit" && n <= MAX_DOTS ? n : 0;
+    if (c.parts.dots.childElementCount !== dots) {
+      c.parts.dots.replaceChildren(...Array.from({ length: dots }, () => h("i")));
+    }
+    c.el.classList.toggle("empty", n === 0);
+    c.el.classList.toggle("heap", c.kind === "pit" && n > MAX_DOTS);
+  }
+
+  add(name, delta) {
+    this.set(name, Math.max(0, this.get(name) + delta));
+  }
+
+  // A short highlight while animating.
+  pulse(name, kind = "hit") {
+    const c = this.cells.get(name);
+    if (!c) return;
+    c.el.classList.remove("hit", "taken");
+    void c.el.offsetWidth; // restart the CSS animation
+    c.el.classList.add(kind);
+  }
+
+  // lit: pits the player to move may choose; from/to: where the last move started and ended.
+  mark({ lit = new Set(), from = null, to = null } = {}) {
+    this.marks = { lit, from, to };
+    for (const c of this.cells.values()) {
+      const isLit = lit.has(c.name);
+      c.el.classList.toggle("lit", isLit);
+      c.el.classList.toggle("last-from", c.name === from);
+      c.el.classList.toggle("last-to", c.name === to && to !== from);
+      if (c.kind === "pit") c.el.setAttribute("aria-disabled", isLit ? "false" : "true");
+      c.parts.mark.textContent = c.name === from ? "▲" : c.name === to ? "●" : "";
+    }
+    this.refreshLabels();
+  }
+
+  refreshLabels() {
+    for (const c of this.cells.values()) {
+      c.el.setAttribute("aria-label", this.label(c));
+      if (c.kind === "hand" || c.kind === "tray") c.parts.name.textContent = t(`${c.kind}.short`, { owner: t(`side.${c.owner}`) });
+    }
+    this.grid.setAttribute("aria-label", t(`game.${this.game}`));
+  }
+
+  label(c) {
+    const owner = t(`side.${c.owner}`);
+    const n = this.get(c.name);
+    if (c.kind === "store") return t("store.label", { owner, n });
+    if (c.kind === "tray") return t("tray.label", { owner, n });
+    if (c.kind === "hand") return t("hand.label", { owner, n });
+    const words = [t("pit.label", { owner, pit: c.name, n })];
+    const cl = c.el.classList;
+    if (cl.contains("nyumba")) words.push(t(cl.contains("owned") ? "pit.nyumbaOwned" : "pit.nyumba"));
+    if (cl.contains("kichwa")) words.push(t("pit.kichwa"));
+    if (cl.contains("takasia")) words.push(t("pit.takasia"));
+    if (this.marks.lit.has(c.name)) words.push(t("pit.playable"));
+    if (c.name === this.marks.from) words.push(t("pit.lastFrom"));
+    else if (c.name === this.marks.to) words.push(t("pit.last"));
+    return words.join(", ");
+  }
+
+  focusFirstLit() {
+    const first = [...this.cells.values()].find((c) => this.marks.lit.has(c.name));
+    first?.el.focus();
+  }
+}

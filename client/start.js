@@ -1,0 +1,118 @@
+// The start page (/): choose a game, its options and a mode, and open a room.
+// Also replays a record file chosen from disk.
+
+import { createRoom, getGames, replay, tokens } from "./api.js";
+import { $, h, show } from "./dom.js";
+import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
+import { openReplay } from "./replay.js";
+
+let games = [];
+
+const gameTitle = (g) => (known(`game.${g.name}`) ? t(`game.${g.name}`) : g.title);
+const optionTitle = (o) => (known(`opt.${o.name}`) ? t(`opt.${o.name}`) : o.title);
+const valueText = (v) => (v === true ? t("yes") : v === false ? t("no") : String(v));
+
+function selectedGame() {
+  const name = $("input[name=game]:checked")?.value;
+  return games.find((g) => g.name === name);
+}
+
+function drawGames() {
+  const current = selectedGame()?.name ?? games[0]?.name;
+  $("#games").replaceChildren(
+    ...games.map((g) =>
+      h("label", { class: "choice-line game-choice" },
+        h("input", { type: "radio", name: "game", value: g.name, checked: g.name === current, onchange: drawOptions }),
+        h("span", {}, gameTitle(g))),
+    ),
+  );
+  drawOptions();
+}
+
+function drawOptions() {
+  const game = selectedGame();
+  const options = game?.options ?? [];
+  const box = $("#options");
+  const old = Object.fromEntries([...box.querySelectorAll("select")].map((s) => [s.name, s.value]));
+  box.replaceChildren(
+    ...options.map((o) => {
+      const select = h("select", { name: o.name, id: `opt-${o.name}`, dataset: { option: o.name } },
+        ...o.choices.map((c) =>
+          h("option", { value: JSON.stringify(c), selected: old[o.name] !== undefined ? old[o.name] === JSON.stringify(c) : c === o.default },
+            valueText(c) + (c === o.default ? " *" : ""))),
+      );
+      return h("label", { class: "option", for: `opt-${o.name}` }, h("span", {}, optionTitle(o)), select);
+    }),
+  );
+  show($("#options-box"), options.length > 0);
+}
+
+function drawMode() {
+  const mode = $("input[name=mode]:checked").value;
+  show($("#computer-box"), mode === "computer");
+  show($("#side-box"), mode !== "local");
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const game = selectedGame();
+  if (!game) return;
+  const options = {};
+  for (const o of game.options ?? []) {
+    const select = $(`#opt-${o.name}`);
+    options[o.name] = JSON.parse(select.value);
+  }
+  const mode = $("input[name=mode]:checked").value;
+  const request = { game: game.name, options, mode, side: $("input[name=side]:checked").value, level: $("#level").value };
+  const go = $("#go");
+  go.disabled = true;
+  try {
+    const created = await createRoom(request);
+    tokens.set(created.room, created.token);
+    location.assign(created.url || `/r/${encodeURIComponent(created.room)}`);
+  } catch (err) {
+    fail("#start-error", t("start.failed", { msg: err.message }));
+    go.disabled = false;
+  }
+}
+
+function fail(selector, text) {
+  const el = $(selector);
+  el.textContent = text;
+  show(el, Boolean(text));
+}
+
+async function upload() {
+  const file = $("#record-file").files[0];
+  if (!file) return;
+  fail("#replay-error", "");
+  try {
+    const data = await replay(await file.text());
+    const box = $("#replay");
+    openReplay(box, data, { onClose: () => show(box, false) });
+    show(box, true);
+    box.scrollIntoView({ block: "start" });
+  } catch (err) {
+    fail("#replay-error", t("replay.failed", { msg: err.message }));
+  }
+}
+
+async function init() {
+  languagePicker($("#lang"));
+  applyI18n(document);
+  onLangChange(() => games.length && drawGames());
+  for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", drawMode);
+  drawMode();
+  $("#new-game").addEventListener("submit", submit);
+  $("#record-file").addEventListener("change", upload);
+  try {
+    games = await getGames();
+    drawGames();
+    $("#go").disabled = games.length === 0;
+    document.body.dataset.ready = "1";
+  } catch (err) {
+    fail("#start-error", t("start.failed", { msg: err.message }));
+  }
+}
+
+init();
