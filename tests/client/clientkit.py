@@ -1,0 +1,103 @@
+"""Helpers for driving nyumba's client in Chromium (the browser tests and the screenshot bench)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1100, "height": 900}
+
+
+def launch(pw):
+    """The system Chromium (never a downloaded one)."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def start_game(page, game, options=None, mode="friend", side="south", level="beginner"):
+    """Fill the start page and open the room; returns the room URL."""
+    page.wait_for_selector("body[data-ready='1']")
+    page.check(f"input[name=game][value='{game}']")
+    for name, value in (options or {}).items():
+        page.select_option(f"#opt-{name}", json.dumps(value))
+    page.check(f"input[name=mode][value='{mode}']")
+    if mode != "local":
+        page.check(f"input[name=side][value='{side}']")
+    if mode == "computer":
+        page.select_option("#level", level)
+    page.click("#go")
+    page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+    wait_open(page)
+    return page.url
+
+
+def wait_open(page, timeout=15_000):
+    page.wait_for_selector("#app[data-conn='open'][data-version]", timeout=timeout)
+
+
+def attr(page, name):
+    return page.get_attribute("#app", f"data-{name}")
+
+
+def wait_settled(page, timeout=15_000):
+    """Until the page is connected and has nothing in flight (no animation, no pending move)."""
+    page.wait_for_selector("#app[data-conn='open'][data-busy='0']", timeout=timeout)
+
+
+def counts(page) -> dict[str, int]:
+    """Every pit, store, tray and hand count as drawn."""
+    return page.eval_on_selector_all(
+        "[data-pit]",
+        "els => Object.fromEntries(els.map(e => [e.dataset.pit, Number(e.querySelector('.count').textContent)]))",
+    )
+
+
+def pending(page) -> int:
+    """Bao: captured seeds not yet sown when the game ended mid-move (B13)."""
+    value = page.get_attribute(".board", "data-pending") or "0,0"
+    return sum(int(n) for n in value.split(","))
+
+
+def play_first(page):
+    """Click the first lit pit (or the pass button) and, if asked, the first choice."""
+    lit = page.locator(".pit.lit")
+    if lit.count():
+        lit.first.click()
+    else:
+        page.locator("#passes button").first.click()
+    choices = page.locator("#choices:not([hidden]) button.choice")
+    if choices.count():
+        choices.first.click()
+
+
+def play_out(pages, max_plies=600, timeout=30.0):
+    """Let whichever page may move play its first lit pit until the game is over.
+    Returns the number of plies played through the UI."""
+    plies = 0
+    deadline = time.monotonic() + timeout
+    while plies < max_plies:
+        assert time.monotonic() < deadline, f"game not over after {plies} plies"
+        if any(attr(p, "over") == "1" for p in pages):
+            break
+        mover = next((p for p in pages if attr(p, "myturn") == "1"), None)
+        if mover is None:
+            time.sleep(0.02)
+            continue
+        before = attr(mover, "version")
+        play_first(mover)
+        mover.wait_for_function(
+            "v => { const a = document.querySelector('#app'); return a.dataset.version !== v || a.dataset.over === '1'; }",
+            arg=before,
+        )
+        plies += 1
+    for p in pages:
+        p.wait_for_selector("#app[data-over='1']")
+        wait_settled(p)
+    return plies

@@ -1,0 +1,81 @@
+"""Browser tests: the client in the system's Chromium, driven by Playwright, against a real
+``nyumba serve`` process (the shared ``live_server`` fixture).
+
+Every page opened through ``open_page`` records console errors, uncaught exceptions and CSP
+violations; a test fails if any appear (a test may allow named browser messages, such as the
+network log of a dropout it causes on purpose).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+from clientkit import CHROMIUM, DESKTOP, launch  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shutil.which(CHROMIUM):
+        pytest.skip("the system Chromium is not installed (apt-get install chromium)")
+    with playwright_api.sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
+
+
+@dataclass
+class Watched:
+    """A page and the problems it logged."""
+
+    page: object
+    problems: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def open_page(browser, live_server):
+    """open_page(context=None, speed="off", lang="en", viewport=DESKTOP, path="/") -> Page.
+
+    Without a context a new one (a new browser profile: its own localStorage, so its own seat
+    tokens) is made. ``allow(pattern)`` marks browser console messages a test expects."""
+    contexts = []
+    watched: list[Watched] = []
+    allowed: list[re.Pattern] = []
+
+    def new_context(speed="off", lang="en", viewport=DESKTOP):
+        ctx = browser.new_context(
+            viewport=viewport, locale="ja-JP" if lang == "ja" else "en-US", base_url=live_server,
+            accept_downloads=True,
+        )
+        ctx.add_init_script(
+            f"localStorage.getItem('nyumba:speed') || localStorage.setItem('nyumba:speed', '{speed}');"
+            f"localStorage.getItem('nyumba:lang') || localStorage.setItem('nyumba:lang', '{lang}');"
+        )
+        contexts.append(ctx)
+        return ctx
+
+    def open_(context=None, path="/", **kw):
+        ctx = context or new_context(**kw)
+        page = ctx.new_page()
+        w = Watched(page)
+        page.on("console", lambda m: m.type == "error" and w.problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: w.problems.append(f"exception: {e}"))
+        watched.append(w)
+        if path:
+            page.goto(path)
+        return page
+
+    open_.context = new_context
+    open_.allow = lambda pattern: allowed.append(re.compile(pattern))
+    yield open_
+    problems = [
+        p for w in watched for p in w.problems if not any(a.search(p) for a in allowed)
+    ]
+    for ctx in contexts:
+        ctx.close()
+    assert not problems, "the pages logged errors:\n" + "\n".join(problems)

@@ -1,0 +1,79 @@
+"""Two browser profiles play a complete friend game of each family through the UI."""
+
+from __future__ import annotations
+
+import pytest
+
+from clientkit import PHONE, attr, counts, pending, play_out, start_game, wait_open, wait_settled
+
+FAMILIES = [
+    # (profile, options, animation speed, total seeds on the board incl. stores/hands)
+    ("kalah", {"seeds": 3}, "fast", 36),
+    ("oware", {}, "off", 48),
+    ("bao-kujifunza", {}, "off", 64),
+]
+
+
+@pytest.mark.parametrize("game,options,speed,total", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_friend_game_played_to_its_result(open_page, game, options, speed, total):
+    host = open_page(speed=speed)
+    url = start_game(host, game, options, mode="friend", side="south")
+    # The host waits for the friend, with the room's link to copy.
+    assert host.is_visible("#share")
+    assert host.input_value("#share-url") == url
+    assert attr(host, "sides") == "0"
+
+    friend = open_page(path=url, speed=speed, viewport=PHONE)
+    wait_open(friend)
+    assert attr(friend, "sides") == "1"
+    host.wait_for_selector("#share", state="hidden")
+    # A third profile only watches: no lit pits, no game buttons.
+    watcher = open_page(path=url, speed="off")
+    wait_open(watcher)
+    assert attr(watcher, "sides") == ""
+    assert "watching" in watcher.inner_text("#status")
+
+    # Pits carry their name and count for screen readers.
+    label = host.get_attribute("[data-pit].lit >> nth=0", "aria-label")
+    assert "playable" in label and ":" in label
+
+    plies = play_out([host, friend])
+    assert plies > 4
+    wait_settled(watcher)
+    watcher.wait_for_selector("#app[data-over='1']")
+
+    # Everyone sees the same final board, seeds are all there, and the result is in words.
+    final = counts(host)
+    assert counts(friend) == final == counts(watcher)
+    assert sum(final.values()) + pending(host) == total
+    results = {host.inner_text("#result"), friend.inner_text("#result")}
+    if "Draw." not in " ".join(results):
+        assert any("You win!" in r for r in results) and any("You lose." in r for r in results)
+    assert host.is_visible("#rematch") and not host.is_visible("#resign")
+    assert not watcher.is_visible("#rematch")
+    assert host.locator(".pit.lit").count() == 0
+
+
+def test_rematch_swaps_sides(open_page):
+    host = open_page()
+    url = start_game(host, "kalah", {"seeds": 3})
+    friend = open_page(path=url)
+    wait_open(friend)
+    host.wait_for_selector("#app[data-myturn='1']")
+    host.click("#resign")
+    host.click("#resign")  # the second click confirms
+    for p in (host, friend):
+        p.wait_for_selector("#app[data-over='1']")
+    assert "South resigned" in friend.inner_text("#result")
+    assert "You win!" in friend.inner_text("#result")
+    friend.click("#rematch")
+    host.wait_for_selector("#offer:not([hidden])")
+    assert "rematch" in host.inner_text("#offer-text")
+    host.click("#accept")
+    for p in (host, friend):
+        p.wait_for_selector("#app[data-over='0']")
+    host.wait_for_function("document.querySelector('#app').dataset.sides === '1'")
+    friend.wait_for_function("document.querySelector('#app').dataset.sides === '0'")
+    # The former North now moves first, and sees South's pits at the bottom.
+    friend.wait_for_selector("#app[data-myturn='1']")
+    assert friend.locator(".pit.lit").count() == 6
