@@ -1,0 +1,93 @@
+"""Random-playout speed of the rules engines, in plies per second.
+
+    .venv/bin/python tests/bench/engine_speed.py [--seconds 3] [--profiles kalah oware:...]
+
+For each profile it plays uniformly random games from the start for ``--seconds`` on each of
+two paths and prints plies per second:
+
+- ``fast``: ``game._random_playout()``, the private path the computer player uses (the same
+  rules function as the public API, on a packed board, with no state objects);
+- ``public``: the immutable API a server uses, ``legal_moves`` + a random choice + ``play``.
+
+A profile is ``name`` or ``name:option=value,option=value``. Adding one to the default list is
+a one-line change to ``PROFILES`` (Bao: add its lines when its family lands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import engine  # noqa: E402
+
+PROFILES = [
+    "kalah",
+    "kalah:seeds=6",
+    "kalah:seeds=4,empty_capture=true",
+    "oware",
+]
+
+
+def load(spec: str):
+    name, _, opts = spec.partition(":")
+    options = {}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = {"true": True, "false": False}.get(value.lower(), value)
+        if isinstance(options[key], str) and options[key].lstrip("-").isdigit():
+            options[key] = int(options[key])
+    return engine.load(name, **options)
+
+
+def fast(game, seconds: float, rng: random.Random) -> tuple[int, int, float]:
+    playout, rand = game._random_playout, rng.random
+    plies = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(20):
+            plies += playout(None, rand)[1]
+        games += 20
+    return plies, games, time.perf_counter() - start
+
+
+def public(game, seconds: float, rng: random.Random) -> tuple[int, int, float]:
+    plies = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = game.start()
+        moves = game.legal_moves(state)
+        while moves:
+            state = game.play(state, rng.choice(moves))
+            moves = game.legal_moves(state)
+            plies += 1
+        games += 1
+    return plies, games, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profiles", nargs="+", default=PROFILES)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    print(f"# {platform.python_implementation()} {platform.python_version()}, "
+          f"{args.seconds:g} s per path, random playouts from the start")
+    print(f"{'profile':36} {'path':7} {'plies/s':>10} {'games/s':>9} {'plies/game':>10}")
+    for spec in args.profiles:
+        game = load(spec)
+        for label, run in (("fast", fast), ("public", public)):
+            plies, games, elapsed = run(game, args.seconds, random.Random(args.seed))
+            print(f"{spec:36} {label:7} {plies / elapsed:10,.0f} {games / elapsed:9,.0f} "
+                  f"{plies / games:10.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
