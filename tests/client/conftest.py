@@ -54,8 +54,7 @@ def open_page(browser, live_server):
         )
         ctx.add_init_script(
             f"localStorage.getItem('nyumba:speed') || localStorage.setItem('nyumba:speed', '{speed}');"
-            f"localStorage.getItem('nyumba:lang') || localStorage.setItem('nyumba:lang', '{lang}');"
-        )
+        )  # the language is left to the browser's locale
         contexts.append(ctx)
         return ctx
 

@@ -72,8 +72,8 @@ def test_rematch_swaps_sides(open_page):
     host.click("#accept")
     for p in (host, friend):
         p.wait_for_selector("#app[data-over='0']")
-    host.wait_for_function("document.querySelector('#app').dataset.sides === '1'")
-    friend.wait_for_function("document.querySelector('#app').dataset.sides === '0'")
+    host.wait_for_selector("#app[data-sides='1']")
+    friend.wait_for_selector("#app[data-sides='0']")
     # The former North now moves first, and sees South's pits at the bottom.
     friend.wait_for_selector("#app[data-myturn='1']")
     assert friend.locator(".pit.lit").count() == 6

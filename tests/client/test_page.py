@@ -1,0 +1,113 @@
+"""The page itself: CSP, languages, keyboard play with a choice step, board layout, labels."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpx
+
+from clientkit import PHONE, attr, start_game, wait_settled
+
+CLIENT = Path(__file__).resolve().parents[2] / "client"
+
+
+def test_pages_are_served_with_the_csp_and_carry_no_inline_code(live_server):
+    for path in ("/", "/r/some-room", "/static/app.js", "/static/style.css"):
+        r = httpx.get(live_server + path)
+        assert r.status_code == 200, path
+        assert "script-src 'self'" in r.headers["content-security-policy"]
+    for html in CLIENT.glob("*.html"):
+        text = html.read_text()
+        assert "<style" not in text and " style=" not in text, html
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), html
+        assert not re.search(r"\son[a-z]+=", text), html
+    for js in CLIENT.glob("*.js"):
+        text = js.read_text()
+        assert "eval(" not in text and "new Function" not in text and "innerHTML" not in text, js
+
+
+def test_language_defaults_to_the_browser_and_switches(open_page):
+    page = open_page(lang="ja")  # a browser asking for Japanese gets it without choosing
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.inner_text("h1") == "マンカラで遊ぶ"
+    assert "カラハ" in page.inner_text("#games")
+    page.select_option("#lang", "en")
+    assert page.inner_text("h1") == "Play mancala"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.inner_text("h1") == "Play mancala"
+
+    other = open_page(lang="en")
+    other.wait_for_selector("body[data-ready='1']")
+    assert other.inner_text("h1") == "Play mancala"
+
+
+def test_keyboard_play_with_a_direction_choice_on_bao(open_page):
+    page = open_page(speed="fast", viewport=PHONE)
+    start_game(page, "bao-kiswahili", mode="local")
+    wait_settled(page)
+    lit = page.eval_on_selector_all(".pit.lit", "els => els.map(e => e.dataset.pit)")
+    assert lit == ["A6", "A7"] or set(lit) == {"A6", "A7"}
+    # The nyumba is drawn and labelled; lit pits get a dashed outline, not only a colour.
+    assert "nyumba (owned)" in page.get_attribute("[data-pit='A5']", "aria-label")
+    assert page.eval_on_selector(".pit.lit", "e => getComputedStyle(e).outlineStyle") == "dashed"
+    assert "South pit A6: 2" in page.get_attribute("[data-pit='A6']", "aria-label")
+
+    page.focus("[data-pit='A6']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#choices:not([hidden])")
+    assert "A6" in page.inner_text("#choices-heading")
+    labels = page.locator("#choices button.choice").all_inner_texts()
+    assert any("left" in label for label in labels) and any("right" in label for label in labels)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#choices", state="hidden")
+    assert page.evaluate("document.activeElement.dataset.pit") == "A6"
+
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#choices:not([hidden])")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # the second choice: → right
+    page.wait_for_selector("#app[data-plies='1']")
+    wait_settled(page)
+    assert "South A6R" in page.inner_text("#last")
+    # The last move is marked with a symbol where it started.
+    assert page.inner_text("[data-pit='A6'] .mark") == "▲"
+    assert attr(page, "myturn") == "1"  # local: North's turn, same device
+
+
+def test_board_layouts_follow_the_rules_pictures(open_page):
+    page = open_page()
+    url = start_game(page, "bao-kujifunza", mode="friend")
+    box = lambda p, name: p.locator(f"[data-pit='{name}']").bounding_box()  # noqa: E731
+    # South's view: A1 left of A8, back row B below the front row; North's a1 at South's right.
+    assert box(page, "A1")["x"] < box(page, "A8")["x"]
+    assert box(page, "B1")["y"] > box(page, "A1")["y"]
+    assert box(page, "a1")["x"] > box(page, "a8")["x"]
+    assert box(page, "a1")["y"] < box(page, "A1")["y"]
+    assert box(page, "b1")["y"] < box(page, "a1")["y"]
+    assert abs(box(page, "A5")["x"] - box(page, "a4")["x"]) < 2  # A5 faces a4 (B3)
+
+    north = open_page(path=url)
+    north.wait_for_selector("#app[data-sides='1']")
+    # North's view is turned: North's front row at the bottom, a1 at North's left.
+    assert box(north, "a1")["x"] < box(north, "a8")["x"]
+    assert box(north, "a1")["y"] > box(north, "A1")["y"]
+    assert box(north, "b1")["y"] > box(north, "a1")["y"]
+    north.click("#flip")
+    assert box(north, "a1")["y"] < box(north, "A1")["y"]
+
+
+def test_kalah_and_oware_layouts(open_page):
+    page = open_page()
+    start_game(page, "kalah", mode="local")
+    box = lambda name: page.locator(f"[data-pit='{name}']").bounding_box()  # noqa: E731
+    assert box("a")["x"] < box("f")["x"] < box("store0")["x"]  # South's store at South's right
+    assert box("store1")["x"] < box("F")["x"] < box("A")["x"]  # North's pits run right to left
+    assert box("A")["y"] < box("a")["y"]
+    page.goto("/")
+    start_game(page, "oware", mode="local")
+    assert box("f")["x"] < box("A")["x"] + 2 and box("A")["y"] < box("f")["y"]  # the ring turns at f→A
+    assert box("store1")["y"] < box("A")["y"] and box("store0")["y"] > box("a")["y"]
+    assert "captured" in page.get_attribute("[data-pit='store0']", "aria-label")
