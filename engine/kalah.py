@@ -51,10 +51,20 @@ MOVE_OF = {r: k for k, r in enumerate(RING)}
 STORE = (6, 13)
 NAMES = tuple(sw.PIT_NAMES[:6]) + ("store0",) + tuple(sw.PIT_NAMES[6:]) + ("store1",)
 SH = tuple(sw.shift(k) for k in range(14))
-SIDE = (sw.mask(range(6)), sw.mask(range(7, 13)))
+SOUTH, NORTH = sw.mask(range(6)), sw.mask(range(7, 13))  # each side's pits
 MINE = tuple(tuple(r in RING[6 * p:6 * p + 6] for r in range(14)) for p in (0, 1))
 TABLES = sw.SowingTables(14, RING, lambda i, j: j == STORE[1 - (i > 6)], max_seeds=72)
-ADD, LAST, SEQ = TABLES.add, TABLES.last, TABLES.seq
+SEQ = TABLES.seq
+OWN_STORE, OWN_PIT, ELSEWHERE = 0, 1, 2  # where a move's last seed lands
+# MOVES[i][n]: (add-vector, last field, where it lands) for n seeds lifted from ring pit i
+MOVES = [
+    tuple(
+        (add, last, OWN_STORE if last == STORE[i > 6] else OWN_PIT if MINE[i > 6][last]
+         else ELSEWHERE)
+        for add, last in zip(TABLES.add[i], TABLES.last[i], strict=True)
+    )
+    for i in range(14)
+]
 
 
 def _play(b: int, i: int, empty_capture: bool = False, trace: list[Step] | None = None) -> int:
@@ -63,21 +73,21 @@ def _play(b: int, i: int, empty_capture: bool = False, trace: list[Step] | None 
     The caller guarantees the pit is the mover's and non-empty. With ``trace`` a list, the
     move's animation steps are appended to it. Returns the packed board after the move.
     """
-    p = b & 1
     n = b >> SH[i] & 255
-    b += ADD[i][n]
-    last = LAST[i][n]
+    add, last, lands = MOVES[i][n]
+    b += add
     if trace is not None:
-        trace.append(Step("lift", NAMES[i], n, player=p))
-        trace.extend(Step("sow", NAMES[j], 1, player=p) for j in SEQ[i][n])
-    if last == STORE[p]:  # K5
+        trace.append(Step("lift", NAMES[i], n, player=b & 1))
+        trace.extend(Step("sow", NAMES[j], 1, player=b & 1) for j in SEQ[i][n])
+    if lands == OWN_STORE:  # K5
         if trace is not None:
-            trace.append(Step("extra-turn", player=p))
+            trace.append(Step("extra-turn", player=b & 1))
     else:
-        if MINE[p][last] and b >> SH[last] & 255 == 1:  # K6: it was empty before the last seed
+        if lands == OWN_PIT and b >> SH[last] & 255 == 1:  # K6: it was empty before the seed
             facing = 12 - last
             o = b >> SH[facing] & 255
             if o or empty_capture:
+                p = b & 1
                 b += ((o + 1) << SH[STORE[p]]) - (o << SH[facing]) - (1 << SH[last])
                 if trace is not None:
                     if o:
@@ -85,7 +95,7 @@ def _play(b: int, i: int, empty_capture: bool = False, trace: list[Step] | None 
                     trace.append(Step("capture", NAMES[last], 1, player=p))
                     trace.append(Step("store", seeds=o + 1, to=NAMES[STORE[p]], player=p))
         b ^= 1  # K7: the turn passes
-    if not b & SIDE[0] or not b & SIDE[1]:
+    if not b & SOUTH or not b & NORTH:
         b = _finish(b, trace)
     return b
 
@@ -95,7 +105,7 @@ def _finish(b: int, trace: list[Step] | None) -> int:
     for r in RING:
         n = b >> SH[r] & 255
         if n:
-            owner = r > 6
+            owner = int(r > 6)
             b += (n << SH[STORE[owner]]) - (n << SH[r])
             if trace is not None:
                 trace.append(Step("end", NAMES[r], n, to=NAMES[STORE[owner]], player=owner))

@@ -56,7 +56,15 @@ THEIRS = tuple(tuple(6 * (1 - p) <= r < 6 * (2 - p) for r in range(12)) for p in
 FIRST = (6, 0)  # the opponent's first pit, where a capture chain must stop
 REACH = tuple(6 - r % 6 for r in range(12))  # seeds a pit needs to reach the other side (O8)
 TABLES = sw.SowingTables(12, range(12), lambda i, j: j == i, max_seeds=48)  # O4: skip origin
-ADD, LAST, SEQ = TABLES.add, TABLES.last, TABLES.seq
+ADD, SEQ = TABLES.add, TABLES.seq
+# MOVES[i][n]: (add-vector, last pit, whether it is on the opponent's row) for n seeds from i
+MOVES = [
+    tuple(
+        (add, last, THEIRS[i // 6][last])
+        for add, last in zip(TABLES.add[i], TABLES.last[i], strict=True)
+    )
+    for i in range(12)
+]
 WIN = 25  # O9: more than 24
 
 
@@ -79,13 +87,13 @@ def _play(b: int, i: int, seen: set[int], trace: list[Step] | None = None) -> in
     """
     p = b & 1
     n = b >> SH[i] & 255
-    b += ADD[i][n]
-    last = LAST[i][n]
+    add, last, theirs = MOVES[i][n]
+    b += add
     if trace is not None:
         trace.append(Step("lift", NAMES[i], n, player=p))
         trace.extend(Step("sow", NAMES[j], 1, player=p) for j in SEQ[i][n])
     taken = 0
-    if THEIRS[p][last]:
+    if theirs:
         v = b >> SH[last] & 255
         if v == 2 or v == 3:  # O6
             c, j, stop, chain = b, last, FIRST[p], []

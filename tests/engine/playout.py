@@ -94,7 +94,7 @@ def seeds_on(board: Board) -> int:
 
 def check_outcome(outcome: Outcome) -> None:
     """The winner has the higher score; a draw has equal scores."""
-    assert outcome.winner in (0, 1, None)
+    assert outcome.winner is None or type(outcome.winner) is int and outcome.winner in (0, 1)
     if outcome.score is not None:
         south, north = outcome.score
         expected = None if south == north else int(north > south)
@@ -129,7 +129,9 @@ def check_move(game: Any, state: Any, move: Any) -> Any:
     after = game.play(state, move)
     assert msgspec.msgpack.encode(state) == before, "play() changed its input"
     assert isinstance(after, game.state_type)
-    assert all(isinstance(s, Step) for s in steps)
+    for step in steps:  # what goes on the wire: exact types (a bool is not a player)
+        assert type(step) is Step and type(step.seeds) is int, step
+        assert step.player is None or type(step.player) is int, step
     replayed = apply_steps(game.board(state), steps)
     assert replayed == game.board(after), (game.describe(state), game.notation(move), steps)
     return after
