@@ -58,6 +58,7 @@ def serve(settings: Settings) -> int:
             port=settings.port,
             ws="websockets-sansio",
             ws_max_size=8 * 1024,
+            ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves
             ws_ping_interval=20,
             ws_ping_timeout=20,
             lifespan="on",

@@ -90,6 +90,7 @@ class Node:
         self.last_rev: dict[str, int] = {}  # room -> newest revision forwarded
         self.presence_seen: dict[str, dict] = {}  # room -> presence summary last forwarded
         self.computer_side: dict[str, int | None] = {}
+        self.cache: dict[str, tuple[R.Room, list]] = {}  # room -> (room, presence entries)
         self.thinking: set[str] = set()
         self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
         self._tasks: list[asyncio.Task] = []
@@ -121,15 +122,29 @@ class Node:
     # the one write path ------------------------------------------------------
     async def mutate(self, room_id: str,
                      change: Callable[[R.Room, dict, int], R.Room | None]) -> R.Room:
-        """Load, change, compare-and-set; on a lost race re-read and re-judge."""
-        for _ in range(16):
-            data, members = await self.store.load(room_id)
-            if data is None:
-                raise R.Refused("no-room")
-            room = R.decode_room(data)
+        """Load, change, compare-and-set; on a lost race re-read and re-judge.
+
+        The first try may judge this node's cached copy of the room (kept for
+        rooms with local connections); the compare-and-set refuses it if
+        another node wrote since, and the retry reads the store.
+        """
+        for attempt in range(16):
+            cached = self.cache.get(room_id) if attempt == 0 else None
+            if cached is not None:
+                room, members = cached
+            else:
+                data, members = await self.store.load(room_id)
+                if data is None:
+                    raise R.Refused("no-room")
+                room = R.decode_room(data)
             now = now_ms()
             presence = presence_by_side(members, now)
-            new = change(room, presence, now)
+            try:
+                new = change(room, presence, now)
+            except (R.Refused, AlreadyApplied):
+                if cached is None:
+                    raise
+                continue  # judged on the cache: judge again on the store's copy
             if new is None or new is room:
                 return room
             message = R.state_message(new, presence, now, self.settings.absent_ms)
@@ -139,17 +154,30 @@ class Node:
             result = await self.store.cas(room_id, room.rev, new.rev, R.encode_room(new),
                                           self.expire_at(new.created_ms, now), notice)
             if result == 0:
+                self._cache_put(new, members)
                 return new
+            self.cache.pop(room_id, None)
             if result == -1:
                 raise R.Refused("no-room")
         raise R.Refused("busy")
+
+    def _cache_put(self, room: R.Room, members: list) -> None:
+        """Keep the newest copy seen of a room with local connections (a slow
+        read must not replace a newer write)."""
+        if room.id not in self.local:
+            return
+        cached = self.cache.get(room.id)
+        if cached is None or cached[0].rev <= room.rev:
+            self.cache[room.id] = (room, members)
 
     async def current_state(self, room_id: str) -> tuple[R.Room, P.State, dict] | None:
         """The room, its ``state`` message and its presence by side."""
         data, members = await self.store.load(room_id)
         if data is None:
+            self.cache.pop(room_id, None)
             return None
         room = R.decode_room(data)
+        self._cache_put(room, members)
         now = now_ms()
         presence = presence_by_side(members, now)
         return room, R.state_message(room, presence, now, self.settings.absent_ms), presence
@@ -205,7 +233,8 @@ class Node:
             conns.discard(conn)
             if not conns:
                 del self.local[room_id]
-                for d in (self.created, self.last_rev, self.presence_seen, self.computer_side):
+                for d in (self.created, self.last_rev, self.presence_seen, self.computer_side,
+                          self.cache):
                     d.pop(room_id, None)
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.channel(room_id))
@@ -373,6 +402,9 @@ class Node:
                 return
             self.last_rev[room_id] = n.rev
             self.computer_side[room_id] = n.computer
+            cached = self.cache.get(room_id)
+            if cached is not None and cached[0].rev != n.rev:
+                del self.cache[room_id]  # written by another node
             for conn in list(conns):
                 if conn.token_hash is not None:
                     sides = [i for i, h in enumerate(n.seats) if h == conn.token_hash]
@@ -441,6 +473,9 @@ class Node:
             await self.store.prune_presence(room_id, now - self.settings.room_ttl_ms)
             entries = await self.store.redis.zrange(self.store.presence_key(room_id), 0, -1,
                                                     withscores=True)
+            cached = self.cache.get(room_id)
+            if cached is not None:
+                self.cache[room_id] = (cached[0], entries)
             summary = _summary(presence_by_side(entries, now))
             if summary != self.presence_seen.get(room_id):
                 self._schedule_rebuild(room_id)

@@ -101,8 +101,15 @@ def token_sides(room: Room, token: str | None) -> list[int]:
 
 # ---------------------------------------------------------------- engine glue
 
+_games: dict[tuple, engine.Game] = {}
+
+
 def game_of(room: Room) -> engine.Game:
-    return engine.load(room.game, **room.options)
+    key = (room.game, tuple(sorted(room.options.items())))
+    game = _games.get(key)
+    if game is None:
+        game = _games[key] = engine.load(room.game, **room.options)
+    return game
 
 
 def state_of(room: Room, game: engine.Game | None = None) -> Any:

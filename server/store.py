@@ -88,7 +88,10 @@ class Store:
     def __init__(self, url: str, prefix: str = "nyumba:"):
         self.url = url
         self.prefix = prefix
-        self.redis = aioredis.Redis.from_url(url, decode_responses=False, health_check_interval=30)
+        # A bounded pool that waits for a free connection instead of failing under bursts.
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=10,
+                                                        health_check_interval=30)
+        self.redis = aioredis.Redis(connection_pool=pool)
         self._cas = self.redis.register_script(_CAS)
         self._create = self.redis.register_script(_CREATE)
         self._touch = self.redis.register_script(_TOUCH)

@@ -21,7 +21,7 @@ class Client:
     _ids = itertools.count(1)
 
     def __init__(self, ws_url: str, room: str | None = None, token: str | None = None):
-        self.ws = connect(ws_url, open_timeout=10, max_size=2**22)
+        self.ws = connect(ws_url, open_timeout=10, max_size=2**22, legacy=True)
         self.inbox: list[dict] = []
         self.room = room
         self.token = token

@@ -1,0 +1,231 @@
+"""Load benchmark: N rooms x 2 sockets playing random legal Kalah games.
+
+    python tests/bench/load.py [--rooms 200] [--rate 0] [--seconds 10] [--nodes 1]
+                               [--idle 2000] [--redis-url URL]
+
+Starts real ``nyumba serve`` processes (the embedded Valkey, or the Redis at
+``--redis-url``/``REDIS_URL``), connects the sockets, and plays:
+
+* ``--rate 0``: closed loop — each room's mover sends its next move as soon
+  as it has seen the previous state; prints moves/s.
+* ``--rate R``: each room makes R moves per second on a schedule; prints the
+  move round trip (send → the new state on the mover's socket) p50/p95/p99.
+
+``--idle N`` first connects N idle joined sockets and prints the server's
+resident memory per socket. With ``--nodes 2`` the two players of each room
+sit on different nodes. Runs are bounded in time and stop by themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import ServerProcess  # noqa: E402
+
+
+def cpu_s(pid: int) -> float:
+    """User+system CPU seconds a process has used (its children excluded)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+class Player:
+    def __init__(self, ws):
+        self.ws = ws
+        self.version = -1
+        self.state = None
+        self.waiters: dict[int, asyncio.Future] = {}
+
+    async def reader(self):
+        async for raw in self.ws:
+            msg = json.loads(raw)
+            if msg["t"] == "state" and msg["version"] >= self.version:
+                self.version = msg["version"]
+                self.state = msg
+                for v in [v for v in self.waiters if v <= self.version]:
+                    fut = self.waiters.pop(v)
+                    if not fut.done():
+                        fut.set_result(msg)
+
+    def wait_version(self, v: int) -> asyncio.Future:
+        fut = asyncio.get_running_loop().create_future()
+        if self.version >= v:
+            fut.set_result(self.state)
+        else:
+            self.waiters[v] = fut
+        return fut
+
+
+async def open_room(base: str, ws_urls: list[str], idx: int) -> tuple[str, list[Player], list]:
+    async with httpx.AsyncClient() as http:
+        r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
+    players, tasks = [], []
+    for side, token in ((0, r["token"]), (1, None)):
+        ws = await connect(ws_urls[(idx + side) % len(ws_urls)], max_size=2**20)
+        await ws.send(json.dumps({"t": "join", "room": r["room"], "token": token}))
+        p = Player(ws)
+        tasks.append(asyncio.create_task(p.reader()))
+        players.append(p)
+    for p in players:
+        await p.wait_version(0)
+    return r["room"], players, tasks
+
+
+async def play_room(room: str, players: list[Player], until: float, rate: float, rtts: list,
+                    counter: list, rng: random.Random) -> None:
+    period = 1.0 / rate if rate else 0.0
+    next_at = time.perf_counter() + (rng.random() * period if period else 0)
+    n = 0
+    while time.perf_counter() < until:
+        st = players[0].state if players[0].version >= players[1].version else players[1].state
+        if st["outcome"] is not None:
+            return
+        if period:
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            next_at += period
+        mover = players[st["to_move"]]
+        await mover.wait_version(st["version"])
+        move = rng.choice(st["legal"])["move"]
+        n += 1
+        t0 = time.perf_counter()
+        await mover.ws.send(json.dumps({"t": "move", "room": room, "version": st["version"],
+                                        "move": move, "id": f"{n}"}))
+        try:
+            await asyncio.wait_for(mover.wait_version(st["version"] + 1), 10)
+        except asyncio.TimeoutError:
+            print("timeout waiting for a state", file=sys.stderr)
+            return
+        rtts.append(time.perf_counter() - t0)
+        counter[0] += 1
+
+
+async def run_games(base, ws_urls, rooms, seconds, rate):
+    opened = []
+    for batch in range(0, rooms, 100):
+        opened += await asyncio.gather(
+            *(open_room(base, ws_urls, i) for i in range(batch, min(rooms, batch + 100))))
+    rtts: list[float] = []
+    counter = [0]
+    rng = random.Random(1)
+    t0 = time.perf_counter()
+    until = t0 + seconds
+    # Rooms whose game ends start a fresh room so the load stays level.
+    async def keep_playing(i, room, players, tasks):
+        nonlocal opened
+        while time.perf_counter() < until:
+            await play_room(room, players, until, rate, rtts, counter, random.Random(rng.random()))
+            for p in players:
+                await p.ws.close()
+            if time.perf_counter() >= until:
+                break
+            room, players, tasks = await open_room(base, ws_urls, i)
+        for p in players:
+            await p.ws.close()
+
+    await asyncio.gather(*(keep_playing(i, *o) for i, o in enumerate(opened)))
+    elapsed = time.perf_counter() - t0
+    return counter[0], elapsed, sorted(rtts)
+
+
+async def idle_sockets(ws_urls, base, n):
+    socks = []
+    async with httpx.AsyncClient() as http:
+        room = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()["room"]
+    for i in range(n):
+        ws = await connect(ws_urls[i % len(ws_urls)])
+        await ws.send(json.dumps({"t": "join", "room": room}))
+        await ws.recv()
+        await ws.recv()
+        socks.append(ws)
+    return socks
+
+
+def pct(values, p):
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, int(len(values) * p / 100))] * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--rooms", type=int, default=200)
+    ap.add_argument("--rate", type=float, default=0.0, help="moves/s per room; 0 = closed loop")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--nodes", type=int, default=1)
+    ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
+    ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
+    prefix = f"nyumba-bench-{os.getpid()}:"
+    url = args.redis_url
+    servers = []
+    embedded = None
+    if url is None:
+        # One embedded store shared by every node: the first node starts it.
+        from server.cli import embedded_valkey
+        embedded = embedded_valkey(tmp / "valkey")
+        url = embedded.__enter__()
+    env = {"NYUMBA_KEY_PREFIX": prefix}
+    try:
+        for i in range(args.nodes):
+            servers.append(ServerProcess(redis_url=url, data_dir=tmp / f"n{i}", env=env).start())
+        base = servers[0].url
+        ws_urls = [s.ws_url for s in servers]
+        store = "embedded Valkey" if embedded else url
+        print(f"nodes={args.nodes} store={store} rooms={args.rooms} rate={args.rate or 'closed'}")
+
+        async def go():
+            if args.idle:
+                before = sum(rss_kb(s.proc.pid) for s in servers)
+                socks = await idle_sockets(ws_urls, base, args.idle)
+                await asyncio.sleep(1.0)
+                after = sum(rss_kb(s.proc.pid) for s in servers)
+                print(f"idle sockets: {args.idle}  server RSS {before} -> {after} KiB  "
+                      f"= {(after - before) / args.idle:.1f} KiB per socket")
+                for ws in socks:
+                    await ws.close()
+            if args.rooms:
+                cpu0 = sum(cpu_s(s.proc.pid) for s in servers)
+                moves, elapsed, rtts = await run_games(base, ws_urls, args.rooms, args.seconds,
+                                                       args.rate)
+                cpu = sum(cpu_s(s.proc.pid) for s in servers) - cpu0
+                print(f"moves: {moves} in {elapsed:.1f} s = {moves / elapsed:.0f} moves/s")
+                print(f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
+                      f"(room setup included)")
+                print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
+                      f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
+                rss = [rss_kb(s.proc.pid) for s in servers]
+                print(f"server RSS after: {rss} KiB")
+
+        asyncio.run(go())
+    finally:
+        for s in servers:
+            s.stop()
+        if embedded is not None:
+            embedded.__exit__(None, None, None)
+
+
+if __name__ == "__main__":
+    main()
