@@ -37,8 +37,9 @@ optionally ``takasia=a4`` (the mover's pit blocked for this move, K5),
 
 from __future__ import annotations
 
+import random
 import re
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -274,32 +275,59 @@ class Bao:
         pits = state.pits
         if state.adjudication or not any(pits[0:8]) or not any(pits[16:24]):
             return _NONE
-        rules = self.rules
         p = state.to_move
-        base = p << 4
-        b0, hands0, owned0 = list(pits), list(state.hands), list(state.nyumba)
-        block = self._block(state)
-        namua = bool(hands0[0] or hands0[1])
+        namua = bool(state.hands[0] or state.hands[1])
+        illegal = self.rules.endless == "illegal"
         table = _Table()
-        for kind, r, d in core.candidates(rules, b0, hands0, owned0, p, block):
-            if kind == core.PASS:
-                move = PASS
+        ranked = []
+        for kind, r, d, safari, b, hands, owned, summary in core.expand(
+            self.rules, list(pits), list(state.hands), list(state.nyumba), p, self._block(state)
+        ):
+            rank, move = _MOVES[_code(kind, r, d, safari, p, namua)]
+            if illegal and summary.status == core.ENDLESS:
+                table.endless.add(move)  # K6
             else:
-                left = d == 1 if kind == core.CAPTURE and namua else d == -1
-                move = Move(NAMES[base + r], "L" if left else "R", False, kind == core.TAX)
-            for safari in (False, True):
-                b, hands, owned = b0[:], hands0[:], owned0[:]
-                summary = core.run(rules, b, hands, owned, p, kind, r, d, safari, block)
-                if safari:
-                    move = Move(move.pit, move.side, True, move.tax)
-                if summary.status == core.ENDLESS and rules.endless == "illegal":
-                    table.endless.add(move)  # K6
-                else:
-                    table.raw[move] = (b, hands, owned, summary, kind, r, d)
-                if not summary.choice:
-                    break
-        table.legal = tuple(sorted(table.raw))
+                table.raw[move] = (b, hands, owned, summary, kind, r, d)
+                ranked.append((rank, move))
+        ranked.sort()  # by rank: the same order as sorting the moves, but cheaper
+        table.legal = tuple(move for _, move in ranked)
         return table
+
+    def _random_playout(
+        self,
+        state: State | None = None,
+        rand: Callable[[], float] = random.random,
+        record: list[Move] | None = None,
+    ) -> tuple[int | None, int]:
+        """Uniformly random legal moves from ``state`` (default: the start) to the end, on
+        plain lists with the same rules functions and no state objects: the computer
+        player's fast path. Returns (winner or None, plies); ``record`` collects the moves."""
+        state = state or self.start()
+        if self.outcome(state) is not None:
+            return self.outcome(state).winner, 0  # type: ignore[union-attr]
+        rules, takasia = self.rules, self.takasia
+        illegal = rules.endless == "illegal"
+        b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
+        p, block, plies = state.to_move, self._block(state), 0
+        while True:
+            if b[0:8] == core.EMPTY_ROW:
+                return 1, plies  # B13, B14
+            if b[16:24] == core.EMPTY_ROW:
+                return 0, plies
+            options = core.expand(rules, b, hands, owned, p, block)
+            if illegal:
+                options = [o for o in options if o[7].status != core.ENDLESS]
+            if not options:
+                return 1 - p, plies  # B14, K6
+            kind, r, d, safari, b, new_hands, owned, summary = options[int(rand() * len(options))]
+            if record is not None:
+                record.append(_move(kind, r, d, safari, p, bool(hands[0] or hands[1])))
+            hands = new_hands
+            plies += 1
+            if summary.status == core.ENDLESS:
+                return None, plies  # a safety stop (N8)
+            block = core.finish(rules, takasia, b, hands, owned, p, summary)
+            p = 1 - p
 
     def _read(self, text: str) -> State:
         fields = text.split()
@@ -413,6 +441,31 @@ def _steps(entry: tuple[Any, ...]) -> list[Step]:
     if what == "pass":
         return [Step("pass", player=entry[1])]
     raise AssertionError(entry)
+
+
+def _code(kind: int, r: int, d: int, safari: bool, p: int, namua: bool) -> int:
+    """The index in ``_MOVES`` of a core start (B6): a namua capture's letter names the
+    kichwa; ``0`` is the pass."""
+    if kind == core.PASS:
+        return 0
+    left = d == 1 if kind == core.CAPTURE and namua else d == -1
+    return ((p << 4 | r) << 3 | left << 2 | safari << 1 | (kind == core.TAX)) + 1
+
+
+def _all_moves() -> list[tuple[int, Move]]:
+    """Every move there is, as (rank in sorted order, move), indexed by ``_code``."""
+    moves = [PASS] + [
+        Move(NAMES[i >> 3], "L" if i & 4 else "R", bool(i & 2), bool(i & 1)) for i in range(256)
+    ]
+    rank = {m: n for n, m in enumerate(sorted(moves))}
+    return [(rank[m], m) for m in moves]
+
+
+_MOVES = _all_moves()
+
+
+def _move(kind: int, r: int, d: int, safari: bool, p: int, namua: bool) -> Move:
+    return _MOVES[_code(kind, r, d, safari, p, namua)][1]
 
 
 def make(profile: str, options: dict[str, Any]) -> Bao:

@@ -34,6 +34,7 @@ from typing import Any, Callable, NamedTuple
 import msgspec
 
 NYUMBA = 4  # ring index of front pit 5 (B4)
+EMPTY_ROW = [0] * 8
 
 # Kinds of start (what the first action of a move is).
 TAKASA = 0  # lift the start pit and sow it (namua takasa B16, mtaji takasa B17)
@@ -267,7 +268,12 @@ def run(
                     if log is not None:
                         log.append(("lost", p))
                 start = pos
-                pos = sow(b, base, start, d, v)
+                if v < 16:  # the common case, inlined: this loop is the engine's hot spot
+                    for _ in range(v):
+                        pos = (pos + d) & 15
+                        b[base + pos] += 1
+                else:
+                    pos = sow(b, base, start, d, v)
                 if log is not None:
                     log.append(("lap", base, start, d, v))
                 continue
@@ -298,18 +304,41 @@ def run(
                     owned[who] = False
                     if log is not None:
                         log.append(("lost", who))
-        if not any(b[ob : ob + 8]):  # B13
+        if b[ob : ob + 8] == EMPTY_ROW:  # B13
             if log is not None:
                 log.append(("end", p, c))
             return Summary(WON, pos, captures, laps, choice, c, placed, kind, namua)
         laps += 1
-        start = (k - d) & 15  # captured seeds are sown starting in the kichwa (B7)
-        pos = sow(b, base, start, d, c)
+        start = pos = (k - d) & 15  # captured seeds are sown starting in the kichwa (B7)
+        if c < 16:
+            for _ in range(c):
+                pos = (pos + d) & 15
+                b[base + pos] += 1
+        else:
+            pos = sow(b, base, start, d, c)
         if log is not None:
             log.append(("lap", base, start, d, c))
     if log is not None:
         log.append(("stop", base + pos, status))
     return Summary(status, pos, captures, laps, choice, 0, placed, kind, namua)
+
+
+def expand(
+    rules: Rules, b: list[int], hands: list[int], owned: list[bool], p: int, block: int
+) -> list[tuple[Any, ...]]:
+    """Every move of the position, simulated on copies: ``(kind, ring, direction, safari,
+    b, hands, owned, summary)``. A capture reaching a functional nyumba is two moves, stop
+    and safari (B15); endless ones are included, with status ENDLESS, for the profile to
+    strike out (K6) or keep (N8)."""
+    out = []
+    for kind, r, d in candidates(rules, b, hands, owned, p, block):
+        for safari in (False, True):
+            b2, hands2, owned2 = b[:], hands[:], owned[:]
+            summary = run(rules, b2, hands2, owned2, p, kind, r, d, safari, block)
+            out.append((kind, r, d, safari, b2, hands2, owned2, summary))
+            if not summary.choice:
+                break
+    return out
 
 
 def takasia_target(b: list[int], owned: list[bool], mover: int) -> int:
@@ -352,7 +381,7 @@ def finish(
         rules.after_move(rules, b, hands, owned, p, summary, log)
     if not takasia or summary.namua or summary.kind == CAPTURE:
         return -1
-    if not any(b[0:8]) or not any(b[16:24]):
+    if b[0:8] == EMPTY_ROW or b[16:24] == EMPTY_ROW:
         return -1
     t = takasia_target(b, owned, p)
     if t >= 0 and log is not None:

@@ -24,13 +24,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import engine  # noqa: E402
+import engine
 
 PROFILES = [
     "kalah",
     "kalah:seeds=6",
     "kalah:seeds=4,empty_capture=true",
     "oware",
+    "bao-kiswahili",
+    "bao-kiswahili:takasia=false",
+    "bao-kujifunza",
+    "bao-kujifunza:takasia=true",
 ]
 
 
