@@ -115,7 +115,9 @@ def _play(b: int, i: int, seen: set[int], trace: list[Step] | None = None) -> in
             else:  # O7: grand slam, nothing is captured
                 taken = 0
                 if trace is not None:
-                    trace.append(Step("grand-slam", NAMES[last], player=p, note="capture cancelled"))
+                    trace.append(
+                        Step("grand-slam", NAMES[last], player=p, note="capture cancelled")
+                    )
     b ^= 1
     if taken:
         if b >> SH[SCORE[p]] & 255 >= WIN:  # O9

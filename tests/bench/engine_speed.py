@@ -38,14 +38,19 @@ PROFILES = [
 ]
 
 
-def load(spec: str):
+def option_value(text: str) -> bool | int | str:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def load(spec: str) -> engine.Game:
+    """``name`` or ``name:option=value,…`` -> the game."""
     name, _, opts = spec.partition(":")
     options = {}
     for item in filter(None, opts.split(",")):
         key, _, value = item.partition("=")
-        options[key] = {"true": True, "false": False}.get(value.lower(), value)
-        if isinstance(options[key], str) and options[key].lstrip("-").isdigit():
-            options[key] = int(options[key])
+        options[key] = option_value(value)
     return engine.load(name, **options)
 
 

@@ -29,7 +29,8 @@ from engine import Outcome, Step
 Board = dict[str, Any]
 
 
-def _add(board: Board, place: str, seeds: int) -> None:
+def _add(board: Board, place: str | None, seeds: int) -> None:
+    assert place is not None, "a step that moves seeds must name its place"
     if place.startswith("store"):
         board["stores"][int(place[5:])] += seeds
     elif place.startswith("hand"):
@@ -94,7 +95,7 @@ def seeds_on(board: Board) -> int:
 
 def check_outcome(outcome: Outcome) -> None:
     """The winner has the higher score; a draw has equal scores."""
-    assert outcome.winner is None or type(outcome.winner) is int and outcome.winner in (0, 1)
+    assert outcome.winner is None or (type(outcome.winner) is int and outcome.winner in (0, 1))
     if outcome.score is not None:
         south, north = outcome.score
         expected = None if south == north else int(north > south)
