@@ -207,6 +207,14 @@ class Bao:
             return "pass"
         return f"{move.pit}{move.side}{'2' if move.tax else ''}{'+' if move.safari else ''}"
 
+    def origin(self, move: Move) -> tuple[str | None, str]:
+        """The pit a player clicks for ``move`` and what tells it from the other moves
+        from that pit: ``L``/``R`` (direction, or kichwa in a namua capture), ``+`` for
+        safari, ``2`` for a tax; a pass has no pit."""
+        if not move.pit:
+            return None, "pass"
+        return move.pit, self.notation(move)[len(move.pit):]
+
     def parse(self, state: State, text: str) -> Move:
         if text == "pass":
             return PASS

@@ -62,7 +62,8 @@ class Rules(msgspec.Struct, frozen=True):
     takasia: bool  # default of the ``takasia`` option (K5, J2)
     nyumba_min: int = 6  # an owned nyumba is functional from this count (B15)
     tax_min: int | None = 6  # tax when the owned nyumba, >= this, is alone (K3; N3: 1)
-    mtaji_capture_ends: str = "both"  # whose ownership a mtaji capture ends (K4; N4 "mover")
+    mtaji_capture_ends: str = "both"  # whose ownership a mtaji capture ends (K4; N4 "mover";
+    # "none")
     lap_limit: int = 512  # laps allowed after the first (B20)
     endless: str = "illegal"  # "illegal" (K6, J3) or "safety-stop" (N8)
     # after_move(rules, b, hands, owned, player, summary, log) -> None, run after every
@@ -102,19 +103,14 @@ def sow(b: list[int], base: int, pos: int, d: int, n: int) -> int:
     return pos
 
 
-def _outward(b: list[int], base: int) -> int:
-    """B18: the (ring, direction) code of the forbidden kichwa start, or 0."""
+def _outward(b: list[int], base: int) -> tuple[int, int] | None:
+    """B18: the forbidden (ring, direction) when a kichwa is the only occupied front pit."""
     occupied = [r for r in range(8) if b[base + r]]
-    if len(occupied) == 1:
-        if occupied[0] == 0:
-            return -1  # front 1 anticlockwise
-        if occupied[0] == 7:
-            return 8  # front 8 clockwise, encoded as r + d
-    return 0
-
-
-def _allowed(r: int, d: int, outward: int) -> bool:
-    return not outward or r + d != outward
+    if occupied == [0]:
+        return (0, -1)  # front 1 anticlockwise, into B1
+    if occupied == [7]:
+        return (7, 1)  # front 8 clockwise, into B8
+    return None
 
 
 def mtaji_captures(b: list[int], p: int, block: int = -1) -> list[tuple[int, int, int]]:
@@ -132,7 +128,7 @@ def mtaji_captures(b: list[int], p: int, block: int = -1) -> list[tuple[int, int
         if 2 <= n <= 15 and r != block:
             for d in (1, -1):
                 e = (r + n * d) & 15
-                if e < 8 and b[base + e] and b[ob + 7 - e] and _allowed(r, d, outward):
+                if e < 8 and b[base + e] and b[ob + 7 - e] and (r, d) != outward:
                     out.append((r, d, e))
     return out
 
@@ -170,7 +166,7 @@ def candidates(
         else:
             starts = [r for r in front if b[base + r] >= 2] or front
         outward = _outward(b, base)
-        return [(TAKASA, r, d) for r in starts for d in (1, -1) if _allowed(r, d, outward)]
+        return [(TAKASA, r, d) for r in starts for d in (1, -1) if (r, d) != outward]
     caps = mtaji_captures(b, p, block)
     if caps:
         return [(CAPTURE, r, d) for r, d, _ in caps]
@@ -178,7 +174,7 @@ def candidates(
     if not starts:
         starts = [r for r in range(8, 16) if b[base + r] >= 2]
     outward = _outward(b, base)
-    return [(TAKASA, r, d) for r in starts for d in (1, -1) if _allowed(r, d, outward)]
+    return [(TAKASA, r, d) for r in starts for d in (1, -1) if (r, d) != outward]
 
 
 def run(

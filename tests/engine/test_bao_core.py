@@ -711,6 +711,29 @@ def test_B18_a_lone_kichwa_never_sows_into_the_back_row():
     assert legal(K, namua) == ["A1R"]
 
 
+def test_B18_only_the_kichwa_start_is_forbidden():
+    state = at(
+        J,
+        """
+        0 0 0 0 0 0 0 60
+        0 0 0 0 0 0 1 0
+        0 0 0 0 0 0 0 1
+        0 0 0 0 0 0 2 0
+        """,
+        "S mtaji hands=0,0 nyumba=-",
+    )
+    assert legal(J, state) == ["B7L", "B7R"]  # B7 may still sow on into A8
+    assert J.describe(play(J, state, "B7L")) == text(
+        """
+        0 0 0 0 0 0 0 60
+        0 0 0 0 0 0 1 0
+        0 0 0 0 0 1 1 0
+        0 0 0 0 0 0 0 1
+        """,
+        "N mtaji hands=0,0 nyumba=-",
+    )
+
+
 def test_B19_an_empty_hand_in_namua_passes():
     state = at(
         K,
@@ -817,3 +840,10 @@ def test_play_refuses_what_is_not_a_move_and_never_changes_its_input():
             K.play(state, move)
     K.play(state, Move("A6", "L"))
     assert msgspec.msgpack.encode(state) == before
+
+
+def test_B6_origin_gives_the_clicked_pit_and_the_choice():
+    assert K.origin(Move("a5", "R", safari=True)) == ("a5", "R+")
+    assert K.origin(Move("A5", "L", tax=True)) == ("A5", "L2")
+    assert K.origin(Move("B3", "L")) == ("B3", "L")
+    assert K.origin(PASS) == (None, "pass")
