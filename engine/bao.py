@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -56,7 +57,7 @@ INDEX = {name: i for i, name in enumerate(NAMES)}
 ROWS = (
     tuple(range(24, 32)),
     tuple(range(23, 15, -1)),
-    tuple(range(0, 8)),
+    tuple(range(8)),
     tuple(range(15, 7, -1)),
 )
 BOARD_ORDER = tuple(INDEX[f"{row}{i}"] for row in "ABab" for i in range(1, 9))
@@ -111,7 +112,7 @@ _MOVE = re.compile(r"([ABab][1-8])([LR])(2?)(\+?)")
 class _Table:
     """Everything ``legal_moves`` learned about one position (cached)."""
 
-    __slots__ = ("legal", "raw", "endless", "states")
+    __slots__ = ("endless", "legal", "raw", "states")
 
     def __init__(self) -> None:
         self.legal: tuple[Move, ...] = ()

@@ -29,7 +29,8 @@ profile's ``after_move`` hook, e.g. Nakakamado's NYAKUA N5).
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import msgspec
 
