@@ -143,3 +143,248 @@ def test_fast_playouts_replay_through_the_public_api(name, takasia):
         for move in moves:
             state = game.play(state, move)
         assert game.outcome(state).winner == winner
+
+
+# -- A plain restatement of B1–B20, K2–K6 as a test oracle ---------------------------------
+# Written straight from bao.md with pit names and dicts, without the engine's ring arithmetic,
+# tables or shared code, so that a differential run catches slips a scenario might miss.
+
+RING = {
+    p: [f"{'Aa'[p]}{i}" for i in range(1, 9)] + [f"{'Bb'[p]}{i}" for i in range(8, 0, -1)]
+    for p in (0, 1)
+}
+FRONT = {p: RING[p][:8] for p in (0, 1)}
+
+
+def facing(pit: str) -> str:
+    other = "a" if pit[0] == "A" else "A"
+    return f"{other}{9 - int(pit[1])}"
+
+
+def ref_moves(pos: dict, takasia_on: bool, nyumba_rules: bool) -> dict[str, Any]:
+    """Every legal move's text mapped to the resulting position (a dict like ``pos``)."""
+    p = pos["to_move"]
+    pits, hands = pos["pits"], pos["hands"]
+    if not any(pits[x] for x in FRONT[0]) or not any(pits[x] for x in FRONT[1]):
+        return {}
+    out: dict[str, Any] = {}
+
+    def add(text: str, start: str, kind: str, letter: str, safari: bool = False) -> None:
+        result = ref_play(pos, start, kind, letter, safari, takasia_on)
+        if result is None:
+            return  # endless (K6)
+        after, choice = result
+        if safari and not choice:
+            return
+        out[text + ("+" if safari else "")] = after
+        if not safari and choice:
+            add(text, start, kind, letter, True)
+
+    house = FRONT[p][4]
+    if hands[0] or hands[1]:  # namua
+        if not hands[p]:
+            return {"pass": ref_pass(pos)}
+        captures = [x for x in FRONT[p] if pits[x] and pits[facing(x)]]
+        for x in captures:
+            n = int(x[1])
+            for letter in ("L", "R"):
+                if (n <= 2 and letter == "R") or (n >= 7 and letter == "L"):
+                    continue
+                add(x + letter, x, "namua-capture", letter)
+        if captures:
+            return out
+        occupied = [x for x in FRONT[p] if pits[x]]
+        if pos["owned"][p] and occupied == [house] and pits[house] >= 6:
+            for letter in ("L", "R"):
+                add(house + letter + "2", house, "tax", letter)
+            return out
+        if pos["owned"][p]:
+            starts = [x for x in occupied if not (x == house and pits[x] >= 6)]
+        else:
+            starts = [x for x in occupied if pits[x] >= 2] or occupied
+    else:  # mtaji
+        blocked = pos["takasia"]
+        captures = [
+            (x, letter) for x in RING[p] if x != blocked for letter in ("L", "R")
+            if ref_first_lap_captures(pos, p, x, letter)
+        ]
+        for x, letter in captures:
+            add(x + letter, x, "mtaji", letter)
+        if captures:
+            return out
+        starts = [x for x in FRONT[p] if pits[x] >= 2 and x != blocked]
+        starts = starts or [x for x in RING[p][8:] if pits[x] >= 2]
+    for x in starts:
+        for letter in ("L", "R"):
+            if not ref_kichwa_outward(pos, p, x, letter):
+                add(x + letter, x, "takasa", letter)
+    return out
+
+
+def ref_kichwa_outward(pos: dict, p: int, start: str, letter: str) -> bool:
+    """B18."""
+    occupied = [x for x in FRONT[p] if pos["pits"][x]]
+    if occupied != [start]:
+        return False
+    return (start[1] == "1" and letter == "L") or (start[1] == "8" and letter == "R")
+
+
+def ref_first_lap_captures(pos: dict, p: int, start: str, letter: str) -> bool:
+    """B17: 2–15 seeds whose lap ends in an occupied own front pit facing seeds."""
+    n = pos["pits"][start]
+    if not 2 <= n <= 15 or ref_kichwa_outward(pos, p, start, letter):
+        return False
+    step = 1 if letter == "R" else -1
+    end = RING[p][(RING[p].index(start) + step * n) % 16]
+    return end in FRONT[p] and pos["pits"][end] > 0 and pos["pits"][facing(end)] > 0
+
+
+def ref_pass(pos: dict) -> dict:
+    return {**pos, "to_move": 1 - pos["to_move"], "takasia": None}
+
+
+def ref_play(pos, start, kind, letter, safari, takasia_on):
+    """(position after, whether the stop/safari choice arose), or None if endless."""
+    p = pos["to_move"]
+    pits, hands, owned = dict(pos["pits"]), list(pos["hands"]), list(pos["owned"])
+    namua = bool(hands[0] or hands[1])
+    ring, house = RING[p], FRONT[p][4]
+    choice = False
+    pending = [0, 0]
+
+    def sow(frm: int, step: int, n: int) -> int:
+        here = frm
+        for _ in range(n):
+            here = (here + step) % 16
+            pits[ring[here]] += 1
+        return here
+
+    def lift(pit: str, n: int | None = None) -> int:
+        n = pits[pit] if n is None else n
+        pits[pit] -= n
+        if pit == house and not pits[pit]:
+            owned[p] = False
+        return n
+
+    if namua:
+        hands[p] -= 1
+        pits[start] += 1
+    laps = 0
+    capturing = kind in ("namua-capture", "mtaji") and (
+        kind == "namua-capture" or ref_first_lap_captures(pos, p, start, letter)
+    )
+    if kind == "namua-capture":
+        step = 1 if letter == "L" else -1
+        here = ring.index(start)
+        laps = -1
+        capture_now = True
+    else:
+        step = 1 if letter == "R" else -1
+        n = lift(start, 2 if kind == "tax" else None)
+        here = sow(ring.index(start), step, n)
+        capture_now = False
+    while True:
+        pit = ring[here]
+        if not capture_now:
+            if pits[pit] == 1:
+                break
+            if capturing and pit in FRONT[p] and pits[facing(pit)]:
+                capture_now = True
+            elif namua and pit == house and owned[p] and pits[pit] >= 6 and not (
+                capturing and safari
+            ):
+                choice = choice or capturing
+                break
+            elif not namua and pit == pos["takasia"]:
+                break
+            else:
+                choice = choice or (namua and pit == house and owned[p] and pits[pit] >= 6)
+                if laps >= 512:
+                    return None
+                laps += 1
+                here = sow(here, step, lift(pit))
+                continue
+        capture_now = False
+        target = facing(pit)
+        if laps >= 512 and sum(pits[x] for x in FRONT[1 - p]) != pits[target]:
+            return None
+        seeds = pits[target]
+        pits[target] = 0
+        if target == FRONT[1 - p][4]:
+            owned[1 - p] = False
+        if not namua:
+            owned = [False, False]  # K4
+        if not any(pits[x] for x in FRONT[1 - p]):
+            pending[p] = seeds
+            break
+        n = int(pit[1])
+        if n <= 2:
+            step = 1
+        elif n >= 7:
+            step = -1
+        kichwa = ring.index(FRONT[p][0] if step == 1 else FRONT[p][7])
+        laps += 1
+        here = sow(kichwa - step, step, seeds)
+    after = {"pits": pits, "hands": hands, "owned": owned, "to_move": 1 - p,
+             "takasia": None, "pending": pending}
+    if takasia_on and not namua and not capturing and not any(pending):
+        after["takasia"] = ref_takasia(after, p)
+    return after, choice
+
+
+def ref_takasia(pos: dict, mover: int) -> str | None:
+    """K5, from the mover's side of the position after their mtaji takasa."""
+    opp = 1 - mover
+    if any(
+        ref_first_lap_captures(pos, opp, x, letter) for x in RING[opp] for letter in "LR"
+    ):
+        return None
+    if not any(pos["pits"][x] for x in FRONT[mover]):
+        return None
+    targets = set()
+    for x in RING[mover]:
+        for letter in "LR":
+            if ref_first_lap_captures(pos, mover, x, letter):
+                n = pos["pits"][x]
+                step = 1 if letter == "R" else -1
+                end = RING[mover][(RING[mover].index(x) + step * n) % 16]
+                targets.add(facing(end))
+    if len(targets) != 1:
+        return None
+    (t,) = targets
+    front = [pos["pits"][x] for x in FRONT[opp]]
+    if pos["pits"][t] == 1 or sum(v > 0 for v in front) == 1 or sum(v >= 2 for v in front) == 1:
+        return None
+    if t == FRONT[opp][4] and pos["owned"][opp]:
+        return None
+    return t
+
+
+def as_ref(game, state: State) -> dict:
+    board = game.board(state)
+    return {"pits": board["pits"], "hands": board["hands"], "owned": board["nyumba"],
+            "to_move": state.to_move, "takasia": state.takasia, "pending": board["pending"]}
+
+
+@pytest.mark.parametrize(
+    "name, takasia", [("bao-kiswahili", True), ("bao-kujifunza", False), ("bao-kujifunza", True)]
+)
+def test_engine_matches_the_reference_rules(name, takasia):
+    game = engine.load(name, takasia=takasia)
+    rng = random.Random(41)
+    for _ in range(GAMES // 8):
+        state = game.start()
+        while True:
+            expected = ref_moves(as_ref(game, state), takasia, name == "bao-kiswahili")
+            moves = game.legal_moves(state)
+            assert sorted(expected) == sorted(game.notation(m) for m in moves), (
+                game.describe(state)
+            )
+            if not moves:
+                break
+            for move in moves:
+                after = as_ref(game, game.play(state, move))
+                assert after == expected[game.notation(move)], (
+                    game.describe(state), game.notation(move)
+                )
+            state = game.play(state, rng.choice(moves))
