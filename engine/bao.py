@@ -201,6 +201,11 @@ class Bao:
             out.append(Step("end", player=over.winner, note=over.reason))
         return tuple(out)
 
+    def summary(self, state: State, move: Move) -> core.Summary:
+        """What ``move`` did before the after-move rules: captures, the pit its last lap
+        ended in, laps, whether the stop/safari choice arose … (for records, N6)."""
+        return self._raw(state, self._table(state), move)[3]  # type: ignore[no-any-return]
+
     # -- text ------------------------------------------------------------------
 
     def notation(self, move: Move) -> str:

@@ -847,3 +847,43 @@ def test_B6_origin_gives_the_clicked_pit_and_the_choice():
     assert K.origin(Move("A5", "L", tax=True)) == ("A5", "L2")
     assert K.origin(Move("B3", "L")) == ("B3", "L")
     assert K.origin(PASS) == (None, "pass")
+
+
+def test_the_after_move_hook_can_add_a_profile_rule():
+    """How Nakakamado's NYAKUA (N5) plugs in: a hook run after every completed move,
+    with the move's summary; here a toy rule moves one seed from each hand to the pit
+    where a capturing namua move ended."""
+    calls = []
+
+    def end_pit(rules, b, hands, owned, p, summary, log):
+        calls.append(summary)
+        if summary.namua and summary.captures and hands[p] and hands[1 - p]:
+            pit = (p << 4) + summary.endpoint
+            for who in (p, 1 - p):
+                hands[who] -= 1
+                b[pit] += 1
+                if log is not None:
+                    log.append(("place", pit, who))
+
+    from engine.bao import KISWAHILI
+
+    game = Bao("bao-kiswahili", {}, msgspec.structs.replace(KISWAHILI, after_move=end_pit))
+    state = at(game, NAMUA_CAPTURE, "S namua hands=5,5 nyumba=-")
+    move = game.parse(state, "A3L")
+    summary = game.summary(state, move)
+    assert (summary.captures, summary.endpoint, summary.laps, summary.status) == (1, 8, 2, "empty")
+    assert game.describe(game.play(state, move)) == text(
+        """
+        46 0 0 0 0 0 0 0
+         0 0 0 0 0 0 0 2
+         1 1 0 1 1 0 1 1
+         0 0 0 0 0 0 0 3
+        """,
+        "N namua hands=3,4 nyumba=-",
+    )
+    assert game.steps(state, move)[-2:] == (
+        Step("place", pit="B8", seeds=1, player=0),
+        Step("place", pit="B8", seeds=1, player=1),
+    )
+    # play and steps each run it: a hook must depend on its arguments only
+    assert calls and all(c == summary for c in calls)
