@@ -7,9 +7,19 @@ const TOTAL_MS = { normal: 4000, fast: 900 }; // long Bao relays are sped up to 
 
 let audio = null;
 
-function tone(freq, ms) {
+// Browsers start audio only from a user's gesture: the page calls this on clicks and keys.
+export function unlockAudio() {
   try {
     audio ??= new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+  } catch {
+    audio = null;
+  }
+}
+
+function tone(freq, ms) {
+  try {
+    if (!audio || audio.state !== "running") return;
     const osc = audio.createOscillator();
     const gain = audio.createGain();
     osc.frequency.value = freq;

@@ -1,7 +1,7 @@
 // The room page (/r/{room}): joins the room's socket, draws each state the server sends,
 // animates the last move's steps, and turns clicks into intents. The server decides everything.
 
-import { animate } from "./anim.js";
+import { animate, unlockAudio } from "./anim.js";
 import { getRecord, recordUrl, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, lastMovePits } from "./board.js";
 import { $, clock, h, show } from "./dom.js";
@@ -23,6 +23,7 @@ const ui = {
   pending: null, // id of a move sent and not yet answered
   acked: null, // the version its ack named, until that state arrives
   picking: null, // pit whose choices are open
+  pickingMoves: [],
   userFlip: false,
   received: 0, // performance.now() when the latest state arrived (for absence clocks)
   welcomed: false,
@@ -72,7 +73,7 @@ function onMessage(m) {
       if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
       break;
     case "hint":
-      ui.hint = m.pit ?? null;
+      ui.hint = m.pit ?? ui.shown?.legal.find((l) => l.move === m.move)?.pit ?? null;
       render();
       break;
   }
@@ -242,6 +243,7 @@ function play(move) {
 
 function openChoices(pit, moves) {
   ui.picking = pit;
+  ui.pickingMoves = moves;
   $("#choices-heading").textContent = t("choose.heading", { pit });
   const labels = choiceLabels(moves);
   $("#choice-buttons").replaceChildren(
@@ -315,14 +317,16 @@ function renderStatus(s) {
 function renderBoardMarks(s) {
   if (!board || ui.animating) return;
   const playable = canPlay();
-  const lit = new Set(playable ? s.legal.filter((l) => l.pit).map((l) => l.pit) : []);
+  // A move whose pit is not on the board (a pass) gets a button instead.
+  const onBoard = (l) => Boolean(l.pit) && board.cells.has(l.pit);
+  const lit = new Set(playable ? s.legal.filter(onBoard).map((l) => l.pit) : []);
   board.mark({ lit, ...lastMovePits(s.last) });
   for (const c of board.cells.values()) c.el.classList.toggle("hinted", c.name === ui.hint);
-  const passes = playable ? s.legal.filter((l) => !l.pit) : [];
+  const passes = playable ? s.legal.filter((l) => !onBoard(l)) : [];
   $("#passes").replaceChildren(
     ...passes.map((l) =>
       h("button", { type: "button", class: "pass", dataset: { move: l.move }, onclick: () => play(l.move) },
-        l.choice ? choiceWords(l.choice) : t("btn.pass")),
+        l.move === "pass" || !l.choice ? t("btn.pass") : choiceWords(l.choice)),
     ),
   );
   $("#move-buttons").replaceChildren(
@@ -416,6 +420,7 @@ function wire() {
   languagePicker($("#lang"));
   applyI18n(document);
   onLangChange(() => {
+    if (ui.picking !== null) openChoices(ui.picking, ui.pickingMoves);
     if (board) {
       board.refreshLabels();
       board.showInfo();
@@ -488,6 +493,9 @@ function wire() {
   const sound = $("#sound");
   sound.checked = settings.sound();
   sound.addEventListener("change", () => settings.setSound(sound.checked));
+  for (const kind of ["pointerdown", "keydown"]) {
+    document.addEventListener(kind, () => settings.sound() && unlockAudio(), { passive: true });
+  }
 
   // Clocks for absence and the hand-over window tick locally between states.
   setInterval(() => {

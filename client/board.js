@@ -207,7 +207,8 @@ export class BoardView {
       c.el.classList.toggle("last-from", c.name === from);
       c.el.classList.toggle("last-to", c.name === to && to !== from);
       if (c.kind === "pit") c.el.setAttribute("aria-disabled", isLit ? "false" : "true");
-      c.parts.mark.textContent = c.name === from ? "▲" : c.name === to ? "●" : "";
+      const here = [c.name === from ? "▲" : "", c.name === to ? "●" : ""].join("");
+      c.parts.mark.textContent = here;
     }
     this.refreshLabels();
   }

@@ -65,16 +65,17 @@ def pending(page) -> int:
     return sum(int(n) for n in value.split(","))
 
 
-def play_first(page):
-    """Click the first lit pit (or the pass button) and, if asked, the first choice."""
+def play_first(page, pick=None):
+    """Click the first lit pit (or the pass button) and, if asked, the first choice.
+    With ``pick`` (a random.Random), a pit and a choice drawn from it instead."""
     lit = page.locator(".pit.lit")
     if lit.count():
-        lit.first.click()
+        (lit.nth(pick.randrange(lit.count())) if pick else lit.first).click()
     else:
         page.locator("#passes button").first.click()
     choices = page.locator("#choices:not([hidden]) button.choice")
     if choices.count():
-        choices.first.click()
+        (choices.nth(pick.randrange(choices.count())) if pick else choices.first).click()
 
 
 def play_out(pages, max_plies=600, timeout=30.0):

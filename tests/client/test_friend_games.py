@@ -77,3 +77,46 @@ def test_rematch_swaps_sides(open_page):
     # The former North now moves first, and sees South's pits at the bottom.
     friend.wait_for_selector("#app[data-myturn='1']")
     assert friend.locator(".pit.lit").count() == 6
+
+
+def test_offers_draw_and_takeback_and_copying_the_link(open_page):
+    host_ctx = open_page.context(speed="fast")
+    host_ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    host_ctx.add_init_script("localStorage.setItem('nyumba:sound', '1')")  # the beep path runs too
+    host = open_page(host_ctx)
+    url = start_game(host, "kalah", {"seeds": 3})
+    host.click("#copy")
+    assert host.evaluate("navigator.clipboard.readText()") == url
+    friend = open_page(path=url, lang="ja")
+    wait_open(friend)
+
+    # A takeback: South moves b (no extra turn), asks for it back, North accepts.
+    host.wait_for_selector("#app[data-myturn='1']")
+    start = counts(host)
+    host.click("[data-pit='b']")
+    friend.wait_for_selector("#app[data-myturn='1']")
+    wait_settled(host)
+    host.click("#takeback")
+    friend.wait_for_selector("#offer:not([hidden])")
+    assert "待った" in friend.inner_text("#offer-text")
+    assert "waiting" in host.inner_text("#offer-text")
+    friend.click("#accept")
+    host.wait_for_selector("#app[data-plies='0']")
+    wait_settled(host)
+    assert counts(host) == start
+    host.wait_for_selector("#app[data-myturn='1']")
+
+    # A draw: offered by North, declined once, then accepted.
+    friend.click("#draw")
+    host.wait_for_selector("#offer:not([hidden])")
+    host.click("#decline")
+    friend.wait_for_selector("#notice:not([hidden])")
+    assert "断られました" in friend.inner_text("#notice")
+    friend.click("#draw")
+    host.wait_for_selector("#offer:not([hidden])")
+    assert "a draw" in host.inner_text("#offer-text")
+    host.click("#accept")
+    for p in (host, friend):
+        p.wait_for_selector("#app[data-over='1']")
+    assert "Draw." in host.inner_text("#result") and "agreement" in host.inner_text("#result")
+    assert "引き分け" in friend.inner_text("#result")

@@ -1,0 +1,159 @@
+"""Screenshots of every game's board at the start, mid-game and at the end, in English and
+Japanese, at desktop and phone width, written as PNGs into a folder.
+
+    .venv/bin/python tests/bench/screenshots.py OUT_DIR [--base-url http://127.0.0.1:8000]
+
+Without --base-url it starts its own ``nyumba serve`` (on REDIS_URL if set, with a private key
+prefix; otherwise on the embedded store in a temporary directory) and stops it afterwards.
+Games are played through the UI in local mode, choosing lit pits and choices with a seeded
+random generator, so the pictures are the same from run to run (for the same engines).
+Japanese text needs a CJK font on the machine (e.g. the Debian package fonts-ipafont-gothic or
+fonts-noto-cjk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "client"))
+
+from clientkit import DESKTOP, PHONE, attr, launch, play_first, start_game, wait_settled  # noqa: E402
+
+MID_PLY = 12
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+OPTIONS = {"kalah": {"seeds": 4}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(data_dir: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = dict(os.environ, NYUMBA_KEY_PREFIX=f"shots-{uuid.uuid4().hex[:8]}:",
+               NYUMBA_DATA_DIR=str(data_dir))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("nyumba serve exited early")
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("nyumba serve did not become healthy")
+
+
+def shoot(page, out: Path, stem: str) -> list[Path]:
+    """The page in both languages at both widths."""
+    written = []
+    for lang in ("en", "ja"):
+        page.select_option("#lang", lang)
+        for size_name, size in SIZES.items():
+            page.set_viewport_size(size)
+            page.wait_for_timeout(50)
+            path = out / f"{stem}-{lang}-{size_name}.png"
+            page.screenshot(path=str(path), full_page=True)
+            written.append(path)
+    page.select_option("#lang", "en")
+    page.set_viewport_size(DESKTOP)
+    return written
+
+
+def play_one(page, pick) -> None:
+    before = attr(page, "version")
+    play_first(page, pick)
+    page.wait_for_function(
+        "v => { const a = document.querySelector('#app'); return a.dataset.version !== v || a.dataset.over === '1'; }",
+        arg=before,
+    )
+    wait_settled(page)
+
+
+def run(out: Path, base_url: str) -> list[Path]:
+    games = [g["name"] for g in httpx.get(base_url + "/api/games").json()]
+    replay = httpx.post(base_url + "/api/replay", json={}).status_code not in (404, 405)
+    written: list[Path] = []
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        ctx = browser.new_context(viewport=DESKTOP, base_url=base_url, locale="en-US")
+        ctx.add_init_script("localStorage.setItem('nyumba:speed', 'off')")
+        page = ctx.new_page()
+        page.goto("/")
+        page.wait_for_selector("body[data-ready='1']")
+        written += shoot(page, out, "start-page")
+        for game in games:
+            page.goto("/")
+            start_game(page, game, OPTIONS.get(game), mode="local")
+            wait_settled(page)
+            pick = random.Random(game)
+            written += shoot(page, out, f"{game}-1-start")
+            for _ in range(MID_PLY):
+                if attr(page, "over") == "1":
+                    break
+                play_one(page, pick)
+            # Mid-game, with the choice step open when the first lit pit has several moves.
+            if attr(page, "over") != "1" and page.locator(".pit.lit").count():
+                page.locator(".pit.lit").first.click()
+            written += shoot(page, out, f"{game}-2-mid")
+            if page.is_visible("#choices"):
+                page.click("#choice-cancel")
+            plies = 0
+            while attr(page, "over") != "1" and plies < 1000:
+                play_one(page, pick)
+                plies += 1
+            written += shoot(page, out, f"{game}-3-end")
+            if replay and page.is_visible("#replay-btn"):
+                page.click("#replay-btn")
+                page.wait_for_selector("#replay[data-count]")
+                page.locator("#replay .replay-next").click()
+                written += shoot(page, out, f"{game}-4-replay")
+        browser.close()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="folder for the PNG files")
+    parser.add_argument("--base-url", help="a running server (default: start one)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    proc = None
+    with tempfile.TemporaryDirectory() as tmp:
+        base_url = args.base_url
+        if not base_url:
+            proc, base_url = start_server(Path(tmp))
+        try:
+            written = run(args.out, base_url)
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(15)
+    print(f"{len(written)} screenshots in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
