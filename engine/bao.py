@@ -246,7 +246,7 @@ class Bao:
     def position(self, text: str) -> State:
         try:
             state = self._read(text)
-        except (ValueError, IndexError) as e:
+        except (ValueError, IndexError, KeyError) as e:
             raise BadNotation(f"{text!r} is not a Bao position: {e}") from None
         problem = self._problem(state)
         if problem:

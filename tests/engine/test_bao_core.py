@@ -816,6 +816,8 @@ def test_positions_round_trip_and_refuse_what_cannot_arise():
         start.replace("nyumba=SN", "nyumba=NS"),
         start + " takasia=A6",  # takasia in namua
         start + " pending=0,0 extra=1",
+        start.replace(" hands=22,22", ""),
+        start.replace("nyumba=SN", "nyumba=SN takasia=Z9"),
         start.replace("0,0,0,0,6,2,2,0/", "0,0,0,0,0,2,2,6/"),  # owned nyumba, empty
         good.replace("takasia=a4", "takasia=a3"),  # one seed
         good.replace("takasia=a4", "takasia=A2"),  # not the mover's
