@@ -3,7 +3,7 @@
 ``perft(game, state, depth)`` counts the move sequences of exactly ``depth`` plies (an extra
 turn's move is a ply; a finished game ends its branch). The stored counts were generated with
 the engine and are checked two ways: through the engine's public API, and through the plain
-restatement of the rules in ``reference.py``, which shares no code with the engine.
+restatement of the rules in ``sowing_reference.py``, which shares no code with the engine.
 
 Regenerate (only when a rule deliberately changes; say which in the commit):
 
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from reference import kalah_moves, kalah_play, oware_moves, oware_play
+from sowing_reference import kalah_moves, kalah_play, oware_moves, oware_play
 
 import engine
 

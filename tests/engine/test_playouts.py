@@ -1,7 +1,7 @@
 """Random playouts on every profile and option set (STYLE convention 6).
 
 Three kinds: the shared invariant checker through the public API; the engine against the plain
-restatement of the rules in ``reference.py``, ply by ply; and the private fast path
+restatement of the rules in ``sowing_reference.py``, ply by ply; and the private fast path
 (``_random_playout``) replayed through the public API.
 """
 
@@ -11,7 +11,7 @@ import random
 
 import pytest
 from playout import check_random_playouts
-from reference import kalah_moves, kalah_play, oware_moves, oware_play
+from sowing_reference import kalah_moves, kalah_play, oware_moves, oware_play
 
 import engine
 
