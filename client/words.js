@@ -2,9 +2,12 @@
 
 import { known, t } from "./i18n.js";
 
-// "L" -> "← left (anticlockwise)", "R+" -> "→ right … · safari …"; unknown words pass through.
+// "L" -> "◀ left (L)", "R+" -> "right (R) ▶ · safari …"; unknown words pass through.
+// L/R name a side as the player sees it: the direction of a sowing, or in a namua capture the
+// kichwa the captured seeds enter (B6), which the server does not yet tell apart.
 export function choiceWords(choice) {
   if (!choice) return "";
+  if (known(`choice.${choice}`)) return t(`choice.${choice}`);
   const words = [];
   let rest = choice.trim();
   const dir = /^([LR])(.*)$/.exec(rest);
