@@ -32,6 +32,11 @@ Sowing runs a → f → store0 → A → F → store1 → a; pit k faces pit 12 
 
 Position text (``describe``/``position``): a–f, ``[South's store]``, A–F, ``[North's store]``,
 player to move — ``"4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South"``.
+
+Steps (``steps``): ``lift`` (pit, seeds), one ``sow`` per seed (pit or ``store0``/``store1``),
+then ``extra-turn``, or ``capture`` (opposite pit, then the last pit) and ``store``; a move
+that ends the game adds an ``end`` per non-empty pit (seeds to ``to``) and a closing ``end``
+with ``note="side-empty"``.
 """
 
 from __future__ import annotations
@@ -255,7 +260,7 @@ class Kalah:
 
         Returns (winner or None for a draw, plies played). ``record`` collects the moves.
         """
-        b = self._pack(state or self.start())
+        b = self._pack(self.start() if state is None else state)
         b, plies = _random_playout(b, self.empty_capture, rand, record)
         south, north = b >> SH[6] & 255, b >> SH[13] & 255
         return (None if south == north else int(north > south)), plies

@@ -34,6 +34,11 @@ Position text: a–f ``/`` A–F ``score S-N`` player to move, then ``; history`
 since the last capture (or the start), each with the seeds it lifted, which O11 needs, and
 ``; repetition`` for a game that O11 ended:
 ``"0 5 5 5 5 4 / 4 4 4 4 4 4 score 0-0 North; history a4"``.
+
+Steps (``steps``): ``lift``, one ``sow`` per seed, then either ``capture`` per pit taken (last
+pit first) and ``store`` (to the mover's tray, ``store0``/``store1``), or ``grand-slam`` (O7).
+A move that ends the game closes with ``end`` (``note`` = the reason), preceded under O10/O11
+by an ``end`` per non-empty pit carrying its seeds to its owner's tray.
 """
 
 from __future__ import annotations
@@ -322,7 +327,7 @@ class Oware:
 
         Returns (winner or None for a draw, plies played). ``record`` collects the moves.
         """
-        state = state or self.start()
+        state = self.start() if state is None else state
         b, plies = _random_playout(self._pack(state), self._seen(state), rand, record)
         south, north = b >> SH[12] & 255, b >> SH[13] & 255
         return (None if south == north else int(north > south)), plies
