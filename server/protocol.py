@@ -284,3 +284,20 @@ def schema() -> dict[str, Any]:
         ],
         "errors": ERRORS,
     }
+
+
+SCHEMA_FILE = "protocol.schema.json"
+
+
+def write_schema(path: str | None = None) -> str:
+    """Write the generated schema next to PROTOCOL.md (``python -m server.protocol``)."""
+    import json
+    from pathlib import Path
+
+    target = Path(path) if path else Path(__file__).with_name(SCHEMA_FILE)
+    target.write_text(json.dumps(schema(), indent=2, sort_keys=True) + "\n")
+    return str(target)
+
+
+if __name__ == "__main__":
+    print(write_schema())
