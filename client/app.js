@@ -2,13 +2,14 @@
 // animates the last move's steps, and turns clicks into intents. The server decides everything.
 
 import { animate, unlockAudio } from "./anim.js";
-import { getRecord, recordUrl, replay as replayRecord, settings, tokens } from "./api.js";
+import { getRecord, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, lastMovePits } from "./board.js";
-import { $, clock, h, show } from "./dom.js";
+import { $, h, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { openReplay } from "./replay.js";
-import { choiceLabels, choiceWords, lastMoveSummary, resultText } from "./words.js";
+import { renderControls, renderOffer, renderSeats, renderShare, renderStatus } from "./panels.js";
+import { choiceLabels, choiceWords } from "./words.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -188,8 +189,6 @@ function orient() {
 
 // ------------------------------------------------------------------ who may do what
 
-const seated = () => ui.sides.length > 0;
-
 function myTurn(s = ui.shown) {
   return Boolean(
     s &&
@@ -202,18 +201,6 @@ function myTurn(s = ui.shown) {
 
 function canPlay() {
   return myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
-}
-
-function opponentSeat(s) {
-  if (ui.sides.length !== 1) return null;
-  return s.seats[1 - ui.sides[0]];
-}
-
-// How much longer before the absent opponent's seat may be handed to the computer (ms), or null.
-function handoverWait(s) {
-  const opp = opponentSeat(s);
-  if (!opp || s.mode !== "friend" || opp.present || opp.holder === "computer" || opp.handover_ms == null) return null;
-  return Math.max(0, opp.handover_ms - (performance.now() - ui.received));
 }
 
 // ------------------------------------------------------------------ intents
@@ -282,36 +269,21 @@ function render() {
   app.dataset.game = s.game;
   app.dataset.plies = String(s.plies);
 
-  renderStatus(s);
+  const v = view();
+  renderStatus(s, v);
   renderBoardMarks(s);
-  renderOffer(s);
-  renderSeats(s);
-  renderControls(s);
-  renderShare(s);
+  renderOffer(s, v);
+  renderSeats(s, v);
+  renderControls(s, v);
+  renderShare(s, v);
   const note = $("#notice");
   note.textContent = ui.note ? (ui.note.key ? t(ui.note.key, ui.note.vars) : ui.note.text) : "";
   show(note, Boolean(ui.note));
 }
 
-function sideName(side) {
-  return t(`side.${side}`);
-}
-
-function renderStatus(s) {
-  let status = "";
-  if (!s.outcome && s.to_move !== null) {
-    const holder = s.seats[s.to_move]?.holder;
-    if (holder === "computer") status = t("turn.computer");
-    else if (ui.sides.includes(s.to_move) && ui.sides.length === 1) status = t("turn.you");
-    else if (ui.sides.length === 1) status = t("turn.opponent");
-    else status = t("turn.side", { side: sideName(s.to_move) });
-  }
-  if (!seated() && ui.welcomed) status = `${t("room.watching")} ${status}`;
-  $("#status").textContent = status;
-  $("#last").textContent = s.last ? lastMoveSummary(s.last, sideName) : "";
-  const result = resultText(s, ui.sides, sideName);
-  $("#result").textContent = result || "";
-  show($("#result"), Boolean(result));
+// What the panels need to know about this connection.
+function view() {
+  return { sides: ui.sides, received: ui.received, welcomed: ui.welcomed, room, myTurn: myTurn() };
 }
 
 function renderBoardMarks(s) {
@@ -336,82 +308,6 @@ function renderBoardMarks(s) {
   );
   show($("#move-list"), playable);
   if (!playable) closeChoices();
-}
-
-function renderOffer(s) {
-  const o = s.offer;
-  const box = $("#offer");
-  if (!o || s.mode === "local" || !seated()) {
-    show(box, false);
-    return;
-  }
-  const mine = ui.sides.includes(o.by);
-  $("#offer-text").textContent = mine
-    ? t("offer.waiting", { kind: t(`offer.${o.kind}`) })
-    : t("offer.incoming", { who: t("who.opponent"), kind: t(`offer.${o.kind}`) });
-  show($("#accept"), !mine);
-  show($("#decline"), !mine);
-  box.dataset.kind = o.kind;
-  show(box, true);
-}
-
-function renderSeats(s) {
-  $("#seats").replaceChildren(
-    ...s.seats.map((seat) => {
-      let who;
-      if (ui.sides.includes(seat.side) && seat.holder !== "computer") who = t("seat.you");
-      else if (seat.holder === "computer") {
-        const level = t(`level.${seat.level}`);
-        who = seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
-      } else if (seat.holder === "empty") who = t("seat.empty");
-      else who = t("seat.person");
-      const extra = [];
-      if (seat.holder !== "computer" && !seat.present && seat.holder === "person") {
-        const gone = seat.absent_ms + (performance.now() - ui.received);
-        extra.push(t("seat.absent", { t: clock(gone) }));
-      }
-      const wait = ui.sides.length === 1 && seat.side !== ui.sides[0] ? handoverWait(s) : null;
-      if (wait !== null && wait > 0 && s.mode === "friend" && !s.outcome) extra.push(t("seat.handoverIn", { t: clock(wait) }));
-      const text = t("seat.line", { side: sideName(seat.side), who }) + (extra.length ? ` — ${extra.join(", ")}` : "");
-      return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
-        h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ", text);
-    }),
-  );
-}
-
-function renderControls(s) {
-  const over = Boolean(s.outcome);
-  const friend = s.mode === "friend";
-  const solo = s.mode === "computer" || s.mode === "local";
-  const offerOpen = Boolean(s.offer);
-  const byAgreement = over && ["resignation", "agreement"].includes(s.outcome.adjudication);
-  show($("#undo"), seated() && solo && s.plies > 0 && !byAgreement);
-  show($("#resign"), seated() && !over);
-  show($("#draw"), seated() && !over && (friend || s.mode === "local"));
-  $("#draw").disabled = offerOpen;
-  show($("#takeback"), seated() && friend && !over && s.plies > 0);
-  $("#takeback").disabled = offerOpen;
-  show($("#rematch"), seated() && over);
-  $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && ui.sides.includes(s.offer.by);
-  const wait = handoverWait(s);
-  show($("#handover"), seated() && !over && wait !== null);
-  $("#handover").disabled = wait === null || wait > 0;
-  show($("#reclaim"), ui.sides.some((side) => s.seats[side]?.holder === "computer"));
-  show($("#hint"), solo && Boolean(s.hints) && myTurn(s));
-  show($("#replay-btn"), over);
-  const dl = $("#download");
-  show(dl, s.plies > 0 || over);
-  dl.href = recordUrl(room);
-  dl.download = `nyumba-${s.game}-${room}-${s.game_no}.json`;
-  const confirm = $("#resign").dataset.confirm === "1";
-  $("#resign").textContent = t(confirm ? "btn.confirmResign" : "btn.resign");
-}
-
-function renderShare(s) {
-  const opp = opponentSeat(s);
-  const waiting = s.mode === "friend" && seated() && opp?.holder === "empty";
-  show($("#share"), waiting);
-  if (waiting) $("#share-url").value = location.href;
 }
 
 // ------------------------------------------------------------------ wiring
@@ -500,8 +396,8 @@ function wire() {
   // Clocks for absence and the hand-over window tick locally between states.
   setInterval(() => {
     if (ui.shown && ui.shown.seats.some((seat) => !seat.present)) {
-      renderSeats(ui.shown);
-      renderControls(ui.shown);
+      renderSeats(ui.shown, view());
+      renderControls(ui.shown, view());
     }
   }, 1000);
 }

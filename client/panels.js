@@ -1,0 +1,121 @@
+// The room page's panels around the board: status and result lines, seats, offers, buttons and
+// the share box. Each takes the state on the board and a view of this connection:
+// {sides, received (performance.now() when the state arrived), welcomed, room, myTurn}.
+
+import { recordUrl } from "./api.js";
+import { $, clock, h, show } from "./dom.js";
+import { t } from "./i18n.js";
+import { lastMoveSummary, resultText } from "./words.js";
+
+export const sideName = (side) => t(`side.${side}`);
+const seated = (v) => v.sides.length > 0;
+
+function opponentSeat(s, v) {
+  if (v.sides.length !== 1) return null;
+  return s.seats[1 - v.sides[0]];
+}
+
+// How much longer before the absent opponent's seat may be handed to the computer (ms), or null.
+export function handoverWait(s, v) {
+  const opp = opponentSeat(s, v);
+  if (!opp || s.mode !== "friend" || opp.present || opp.holder === "computer" || opp.handover_ms == null) return null;
+  return Math.max(0, opp.handover_ms - (performance.now() - v.received));
+}
+
+export function renderStatus(s, v) {
+  let status = "";
+  if (!s.outcome && s.to_move !== null) {
+    const holder = s.seats[s.to_move]?.holder;
+    if (holder === "computer") status = t("turn.computer");
+    else if (v.sides.includes(s.to_move) && v.sides.length === 1) status = t("turn.you");
+    else if (v.sides.length === 1) status = t("turn.opponent");
+    else status = t("turn.side", { side: sideName(s.to_move) });
+  }
+  if (!seated(v) && v.welcomed) status = `${t("room.watching")} ${status}`;
+  $("#status").textContent = status;
+  $("#last").textContent = s.last ? lastMoveSummary(s.last, sideName) : "";
+  const result = resultText(s, v.sides, sideName);
+  $("#result").textContent = result || "";
+  show($("#result"), Boolean(result));
+}
+
+export function renderOffer(s, v) {
+  const o = s.offer;
+  const box = $("#offer");
+  if (!o || s.mode === "local" || !seated(v)) {
+    show(box, false);
+    return;
+  }
+  const mine = v.sides.includes(o.by);
+  $("#offer-text").textContent = mine
+    ? t("offer.waiting", { kind: t(`offer.${o.kind}`) })
+    : t("offer.incoming", { who: t("who.opponent"), kind: t(`offer.${o.kind}`) });
+  show($("#accept"), !mine);
+  show($("#decline"), !mine);
+  box.dataset.kind = o.kind;
+  show(box, true);
+}
+
+function seatWho(seat, v) {
+  if (v.sides.includes(seat.side) && seat.holder !== "computer") return t("seat.you");
+  if (seat.holder === "computer") {
+    const level = t(`level.${seat.level}`);
+    return seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
+  }
+  return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
+}
+
+export function renderSeats(s, v) {
+  const wait = handoverWait(s, v);
+  $("#seats").replaceChildren(
+    ...s.seats.map((seat) => {
+      const extra = [];
+      if (seat.holder === "person" && !seat.present) {
+        extra.push(t("seat.absent", { t: clock(seat.absent_ms + (performance.now() - v.received)) }));
+      }
+      const opponent = v.sides.length === 1 && seat.side !== v.sides[0];
+      if (opponent && wait !== null && wait > 0 && !s.outcome) extra.push(t("seat.handoverIn", { t: clock(wait) }));
+      const text = t("seat.line", { side: sideName(seat.side), who: seatWho(seat, v) });
+      return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
+        h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
+        extra.length ? `${text} — ${extra.join(", ")}` : text);
+    }),
+  );
+}
+
+export function renderControls(s, v) {
+  const over = Boolean(s.outcome);
+  const friend = s.mode === "friend";
+  const solo = s.mode === "computer" || s.mode === "local";
+  const offerOpen = Boolean(s.offer);
+  const byAgreement = over && ["resignation", "agreement"].includes(s.outcome.adjudication);
+  const sat = seated(v);
+  show($("#undo"), sat && solo && s.plies > 0 && !byAgreement);
+  show($("#resign"), sat && !over);
+  show($("#draw"), sat && !over && (friend || s.mode === "local"));
+  $("#draw").disabled = offerOpen;
+  show($("#takeback"), sat && friend && !over && s.plies > 0);
+  $("#takeback").disabled = offerOpen;
+  show($("#rematch"), sat && over);
+  $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && v.sides.includes(s.offer.by);
+  const wait = handoverWait(s, v);
+  show($("#handover"), sat && !over && wait !== null);
+  $("#handover").disabled = wait === null || wait > 0;
+  show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
+  // The hint button waits for the server to advertise hints (the computer-player issue).
+  show($("#hint"), solo && Boolean(s.hints) && v.myTurn);
+  show($("#replay-btn"), over);
+  const dl = $("#download");
+  show(dl, s.plies > 0 || over);
+  dl.href = recordUrl(v.room);
+  dl.download = `nyumba-${s.game}-${v.room}-${s.game_no}.json`;
+  const confirm = $("#resign").dataset.confirm === "1";
+  $("#resign").textContent = t(confirm ? "btn.confirmResign" : "btn.resign");
+}
+
+export function renderShare(s, v) {
+  const opp = opponentSeat(s, v);
+  const waiting = s.mode === "friend" && seated(v) && opp?.holder === "empty";
+  show($("#share"), waiting);
+  if (waiting) $("#share-url").value = location.href;
+}
