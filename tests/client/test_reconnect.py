@@ -101,3 +101,21 @@ def test_dropout_shows_reconnecting_and_resynchronises(open_page):
     assert attr(friend, "version") == attr(host, "version")
     assert counts(friend) == counts(host)
     assert attr(friend, "sides") == "1"
+
+
+def test_server_restart_close_1012_reconnects_at_once(open_page):
+    page = open_page(path=None)
+    line = Line(page)
+    page.goto("/")
+    start_game(page, "oware", mode="local")
+    wait_settled(page)
+    version = attr(page, "version")
+    for ws, server in line.live:
+        ws.close(code=1012, reason="restart")  # what a restarting node sends
+        server.close()
+    line.live.clear()
+    page.wait_for_selector("#app[data-conn='reconnecting']")
+    page.wait_for_selector("#app[data-conn='open']", timeout=5_000)
+    wait_settled(page)
+    assert attr(page, "version") == version and attr(page, "sides") == "0,1"
+    assert len(line.live) == 1
