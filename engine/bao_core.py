@@ -25,6 +25,13 @@ A move is simulated on mutable lists by ``run``; ``candidates`` lists the
 starts the rules allow before the simulation strikes endless ones out (K6);
 ``finish`` applies what happens after a completed move (takasia K5 and the
 profile's ``after_move`` hook, e.g. Nakakamado's NYAKUA N5).
+
+A new profile is a ``Rules`` value, e.g. Nakakamado A (N1–N8): K1's start,
+``takasia=False`` (and no option), ``tax_min=1`` (N3),
+``mtaji_capture_ends="mover"`` (N4), ``endless="safety-stop"`` (N8) and an
+``after_move`` hook for N5 that reads the ``Summary`` (``namua``,
+``captures``, ``endpoint``) and may log ``("place", pit, player)`` steps;
+then ``engine.bao.Bao(profile, options, rules)`` plays it.
 """
 
 from __future__ import annotations
