@@ -501,6 +501,8 @@ def record(room: Room) -> dict[str, Any]:
         "mode": room.mode,
         "game_no": room.game_no,
         "moves": [p.move for p in room.history],
+        "sides": [p.side for p in room.history],
+        "ids": [p.id for p in room.history],  # the intent ids that made them (None: computer)
         "outcome": msgspec.to_builtins(room.outcome),
         "previous_games": room.games,
     }
