@@ -2,8 +2,8 @@
 // starting from the board before the move. The server's board after the move is drawn at the end
 // whatever happens here, so an animation can only ever be cosmetic.
 
-const STEP_MS = { normal: 220, fast: 45 };
-const TOTAL_MS = { normal: 4000, fast: 900 }; // long Bao relays are sped up to fit
+const STEP_MS = { normal: 220, fast: 35 };
+const TOTAL_MS = { normal: 4000, fast: 600 }; // long Bao relays are sped up to fit
 
 let audio = null;
 

@@ -161,6 +161,10 @@ async function drain() {
       ui.anim = { cancelled: false };
       await animate(board, next.last.steps, { speed, sound: settings.sound(), token: ui.anim });
       ui.animating = false;
+      // The steps should have led exactly to the server's board; count it if they did not.
+      if (!ui.anim.cancelled && board.diff(next.board).length) {
+        app.dataset.drift = String(Number(app.dataset.drift || 0) + 1);
+      }
     }
     if (!prev || next.version !== prev.version || next.game_no !== prev.game_no) {
       ui.hint = null;

@@ -56,6 +56,15 @@ const LAYOUTS = {
 
 const MAX_DOTS = 12;
 
+// Every count on a server board, under the names steps use (pits, store0/1, hand0/1).
+function countsOf(board) {
+  const counts = { ...board.pits };
+  const stores = board.stores ?? board.scores;
+  if (stores) [counts.store0, counts.store1] = stores;
+  if (board.hands) [counts.hand0, counts.hand1] = board.hands;
+  return counts;
+}
+
 // Where the last move started (its first lift or hand placement) and where its last seed fell.
 export function lastMovePits(last) {
   const steps = last?.steps || [];
@@ -139,10 +148,7 @@ export class BoardView {
   // Show a board as the server sent it.
   show(board) {
     this.board = board;
-    const counts = { ...board.pits };
-    const stores = board.stores ?? board.scores ?? board.captured;
-    if (stores) [counts.store0, counts.store1] = stores;
-    if (board.hands) [counts.hand0, counts.hand1] = board.hands;
+    const counts = countsOf(board);
     for (const name of this.cells.keys()) this.set(name, counts[name] ?? 0);
     this.showInfo();
     this.refreshLabels();
@@ -165,6 +171,12 @@ export class BoardView {
       if (c.el.classList.contains("nyumba")) c.el.classList.toggle("owned", Boolean(owned[c.owner]));
       c.el.classList.toggle("takasia", b.takasia === c.name);
     }
+  }
+
+  // Names whose drawn count differs from `board` (after an animation there should be none).
+  diff(board) {
+    const want = countsOf(board);
+    return [...this.cells.keys()].filter((name) => (want[name] ?? 0) !== this.get(name));
   }
 
   get(name) {

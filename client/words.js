@@ -44,6 +44,12 @@ export function lastMoveSummary(last, sideName) {
   if (steps.some((s) => s.kind === "pass")) extras.push(t("last.pass"));
   if (steps.some((s) => s.kind === "stage" && s.note === "mtaji")) extras.push(t("last.stage"));
   if (steps.some((s) => s.note === "safety-stop" || s.note === "relay-limit")) extras.push(t("last.safetyStop"));
+  if (steps.some((s) => s.kind === "grand-slam")) extras.push(t("last.grandSlam"));
+  for (const s of steps.filter((s) => s.kind === "nyumba" && s.note === "lost")) {
+    extras.push(t("last.nyumbaLost", { side: sideName(s.player ?? last.side) }));
+  }
+  const takasia = steps.find((s) => s.kind === "takasia");
+  if (takasia) extras.push(t("last.takasia", { pit: takasia.pit }));
   return extras.length ? `${parts[0]} — ${extras.join(" · ")}` : parts[0];
 }
 

@@ -52,6 +52,8 @@ def test_friend_game_played_to_its_result(open_page, game, options, speed, total
     assert host.is_visible("#rematch") and not host.is_visible("#resign")
     assert not watcher.is_visible("#rematch")
     assert host.locator(".pit.lit").count() == 0
+    # Animated moves (Kalah here: sowing, captures, the end sweep) ended on the server's board.
+    assert attr(host, "drift") is None and attr(friend, "drift") is None
 
 
 def test_rematch_swaps_sides(open_page):
