@@ -105,3 +105,14 @@ class Client:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def seated_pair(server, game="kalah", **body):
+    """A friend room with South (the creator) and North seated on their own sockets."""
+    r = create_room(server.url, game, mode="friend", side="south", **body)
+    south = Client(server.ws_url)
+    south.join(r["room"], r["token"])
+    north = Client(server.ws_url)
+    north.join(r["room"])
+    assert south.sides == [0] and north.sides == [1]
+    return r, south, north

@@ -32,7 +32,7 @@ import httpx
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from conftest import ServerProcess  # noqa: E402
+from serverproc import ServerProcess  # noqa: E402
 
 
 def cpu_s(pid: int) -> float:

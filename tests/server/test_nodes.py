@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 import engine
-from conftest import ServerProcess
+from serverproc import ServerProcess
 from wsclient import Client, create_room
 
 TIMERS = {

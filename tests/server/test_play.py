@@ -9,17 +9,7 @@ import threading
 import httpx
 import pytest
 
-from wsclient import Client, create_room
-
-
-def seated_pair(server, game="kalah", **body):
-    r = create_room(server.url, game, mode="friend", side="south", **body)
-    south = Client(server.ws_url)
-    south.join(r["room"], r["token"])
-    north = Client(server.ws_url)
-    north.join(r["room"])
-    assert south.sides == [0] and north.sides == [1]
-    return r, south, north
+from wsclient import Client, create_room, seated_pair
 
 
 @pytest.mark.parametrize("game", ["kalah", "oware"])

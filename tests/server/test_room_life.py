@@ -7,10 +7,8 @@ import time
 import httpx
 import pytest
 
-from conftest import make_server
-from wsclient import Client, create_room
-
-from test_play import seated_pair
+from serverproc import make_server
+from wsclient import Client, create_room, seated_pair
 
 
 def play_until(client_by_side, stop, rng_pick=lambda legal: legal[0]["move"]):

@@ -1,0 +1,93 @@
+"""Real server processes for tests and benchmarks (imported by name:
+``from serverproc import ServerProcess``; pytest's conftest modules are not
+importable reliably when several exist)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``nyumba serve`` in a child process."""
+
+    def __init__(self, *, redis_url: str | None, data_dir: Path, env: dict[str, str] | None = None,
+                 port: int | None = None):
+        self.redis_url = redis_url
+        self.data_dir = data_dir
+        self.extra_env = dict(env or {})
+        self.port = port or free_port()
+        self.proc: subprocess.Popen | None = None
+        self.log_path = data_dir / f"server-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self, timeout: float = 30.0) -> "ServerProcess":
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env.update(self.extra_env)
+        if self.redis_url:
+            env["REDIS_URL"] = self.redis_url
+        env["NYUMBA_DATA_DIR"] = str(self.data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:  # the child keeps its own copy
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.log()}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not become healthy:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text()[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def make_server(store: str, tmp: Path, key_prefix: str, **env: str) -> ServerProcess:
+    """A started server on ``store`` ("embedded" or "redis")."""
+    env = {"NYUMBA_KEY_PREFIX": key_prefix, **env}
+    url = os.environ["REDIS_URL"] if store == "redis" else None
+    return ServerProcess(redis_url=url, data_dir=tmp, env=env).start()
