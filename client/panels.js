@@ -74,7 +74,9 @@ export function renderSeats(s, v) {
         extra.push(t("seat.absent", { t: clock(seat.absent_ms + (performance.now() - v.received)) }));
       }
       const opponent = v.sides.length === 1 && seat.side !== v.sides[0];
-      if (opponent && wait !== null && wait > 0 && !s.outcome) extra.push(t("seat.handoverIn", { t: clock(wait) }));
+      if (opponent && seat.holder === "person" && wait !== null && wait > 0 && !s.outcome) {
+        extra.push(t("seat.handoverIn", { t: clock(wait) }));
+      }
       const text = t("seat.line", { side: sideName(seat.side), who: seatWho(seat, v) });
       return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
         h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
@@ -98,8 +100,11 @@ export function renderControls(s, v) {
   $("#takeback").disabled = offerOpen;
   show($("#rematch"), sat && over);
   $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && v.sides.includes(s.offer.by);
+  // A friend who went away: the button counts down. A friend who never came: it appears when
+  // the window has passed (the host may then play the computer instead).
   const wait = handoverWait(s, v);
-  show($("#handover"), sat && !over && wait !== null);
+  const oppEmpty = opponentSeat(s, v)?.holder === "empty";
+  show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
   // The hint button waits for the server to advertise hints (the computer-player issue).

@@ -104,6 +104,9 @@ def run(out: Path, base_url: str) -> list[Path]:
         page.goto("/")
         page.wait_for_selector("body[data-ready='1']")
         written += shoot(page, out, "start-page")
+        start_game(page, "kalah", mode="friend")  # the host waiting, with the link to share
+        wait_settled(page)
+        written += shoot(page, out, "friend-waiting")
         for game in games:
             page.goto("/")
             start_game(page, game, OPTIONS.get(game), mode="local")
