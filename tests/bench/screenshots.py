@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -28,42 +25,14 @@ import httpx
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "client"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "client")]
 
 from clientkit import DESKTOP, PHONE, attr, launch, play_first, start_game, wait_settled  # noqa: E402
+from serverproc import ServerProcess  # noqa: E402
 
 MID_PLY = 12
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 OPTIONS = {"kalah": {"seeds": 4}}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(data_dir: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = dict(os.environ, NYUMBA_KEY_PREFIX=f"shots-{uuid.uuid4().hex[:8]}:",
-               NYUMBA_DATA_DIR=str(data_dir))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit("nyumba serve exited early")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("nyumba serve did not become healthy")
 
 
 def shoot(page, out: Path, stem: str) -> list[Path]:
@@ -143,17 +112,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help="a running server (default: start one)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    proc = None
+    server = None
     with tempfile.TemporaryDirectory() as tmp:
         base_url = args.base_url
         if not base_url:
-            proc, base_url = start_server(Path(tmp))
+            server = ServerProcess(
+                redis_url=os.environ.get("REDIS_URL"), data_dir=Path(tmp),
+                env={"NYUMBA_KEY_PREFIX": f"shots-{uuid.uuid4().hex[:8]}:"},
+            ).start()
+            base_url = server.url
         try:
             written = run(args.out, base_url)
         finally:
-            if proc is not None:
-                proc.terminate()
-                proc.wait(15)
+            if server is not None:
+                server.stop()
     print(f"{len(written)} screenshots in {args.out}")
     return 0
 
