@@ -89,7 +89,9 @@ function onError(m) {
     conn.stop();
     app.dataset.conn = "gone";
     $("#conn").textContent = t("room.noRoom");
+    $("#conn").classList.add("gone");
     show($("#conn"), true);
+    show($("#controls"), true);
     return;
   }
   if (m.code === "bad-token") {

@@ -111,3 +111,11 @@ def test_kalah_and_oware_layouts(open_page):
     assert box("f")["x"] < box("A")["x"] + 2 and box("A")["y"] < box("f")["y"]  # the ring turns at f→A
     assert box("store1")["y"] < box("A")["y"] and box("store0")["y"] > box("a")["y"]
     assert "captured" in page.get_attribute("[data-pit='store0']", "aria-label")
+
+
+def test_a_room_that_does_not_exist_says_so(open_page):
+    page = open_page(path="/r/no-such-room-here")
+    page.wait_for_selector("#app[data-conn='gone']")
+    assert "does not exist" in page.inner_text("#conn")
+    assert page.is_visible("#new-game")
+    assert page.locator(".pit").count() == 0
