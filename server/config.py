@@ -50,5 +50,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 values[field] = int(env[var])
         if env.get("NYUMBA_DATA_DIR"):
             values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
+        if env.get("NYUMBA_CLIENT_DIR"):
+            values["client_dir"] = Path(env["NYUMBA_CLIENT_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -172,7 +172,7 @@ def main() -> None:
     ap.add_argument("--rooms", type=int, default=200)
     ap.add_argument("--rate", type=float, default=0.0, help="moves/s per room; 0 = closed loop")
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--nodes", type=int, default=1)
+    ap.add_argument("--nodes", default="1", help="node counts to run in turn, e.g. 1,2")
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     args = ap.parse_args()
@@ -180,51 +180,52 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
     prefix = f"nyumba-bench-{os.getpid()}:"
     url = args.redis_url
-    servers = []
     embedded = None
     if url is None:
-        # One embedded store shared by every node: the first node starts it.
+        # One embedded store shared by every node.
         from server.cli import embedded_valkey
         embedded = embedded_valkey(tmp / "valkey")
         url = embedded.__enter__()
     env = {"NYUMBA_KEY_PREFIX": prefix}
+    store = "embedded Valkey" if embedded else url
     try:
-        for i in range(args.nodes):
-            servers.append(ServerProcess(redis_url=url, data_dir=tmp / f"n{i}", env=env).start())
-        base = servers[0].url
-        ws_urls = [s.ws_url for s in servers]
-        store = "embedded Valkey" if embedded else url
-        print(f"nodes={args.nodes} store={store} rooms={args.rooms} rate={args.rate or 'closed'}")
-
-        async def go():
-            if args.idle:
-                before = sum(rss_kb(s.proc.pid) for s in servers)
-                socks = await idle_sockets(ws_urls, base, args.idle)
-                await asyncio.sleep(1.0)
-                after = sum(rss_kb(s.proc.pid) for s in servers)
-                print(f"idle sockets: {args.idle}  server RSS {before} -> {after} KiB  "
-                      f"= {(after - before) / args.idle:.1f} KiB per socket")
-                for ws in socks:
-                    await ws.close()
-            if args.rooms:
-                cpu0 = sum(cpu_s(s.proc.pid) for s in servers)
-                moves, elapsed, rtts = await run_games(base, ws_urls, args.rooms, args.seconds,
-                                                       args.rate)
-                cpu = sum(cpu_s(s.proc.pid) for s in servers) - cpu0
-                print(f"moves: {moves} in {elapsed:.1f} s = {moves / elapsed:.0f} moves/s")
-                print(f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
-                      f"(room setup included)")
-                print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
-                      f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
-                rss = [rss_kb(s.proc.pid) for s in servers]
-                print(f"server RSS after: {rss} KiB")
-
-        asyncio.run(go())
+        for count in [int(n) for n in args.nodes.split(",")]:
+            servers = [ServerProcess(redis_url=url, data_dir=tmp / f"{count}-{i}", env=env).start()
+                       for i in range(count)]
+            try:
+                print(f"--- nodes={count} store={store} rooms={args.rooms} "
+                      f"rate={args.rate or 'closed loop'}")
+                asyncio.run(measure(args, servers))
+            finally:
+                for s in servers:
+                    s.stop()
     finally:
-        for s in servers:
-            s.stop()
         if embedded is not None:
             embedded.__exit__(None, None, None)
+
+
+async def measure(args, servers) -> None:
+    base = servers[0].url
+    ws_urls = [s.ws_url for s in servers]
+    if args.idle:
+        before = sum(rss_kb(s.proc.pid) for s in servers)
+        socks = await idle_sockets(ws_urls, base, args.idle)
+        await asyncio.sleep(1.0)
+        after = sum(rss_kb(s.proc.pid) for s in servers)
+        print(f"idle sockets: {args.idle}  server RSS {before} -> {after} KiB  "
+              f"= {(after - before) / args.idle:.1f} KiB per socket")
+        for ws in socks:
+            await ws.close()
+    if args.rooms:
+        cpu0 = sum(cpu_s(s.proc.pid) for s in servers)
+        moves, elapsed, rtts = await run_games(base, ws_urls, args.rooms, args.seconds, args.rate)
+        cpu = sum(cpu_s(s.proc.pid) for s in servers) - cpu0
+        print(f"moves: {moves} in {elapsed:.1f} s = {moves / elapsed:.0f} moves/s")
+        print(f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
+              f"(room setup included)")
+        print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
+              f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
+        print(f"server RSS after: {[rss_kb(s.proc.pid) for s in servers]} KiB")
 
 
 if __name__ == "__main__":
