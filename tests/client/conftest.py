@@ -2,8 +2,9 @@
 ``nyumba serve`` process (the shared ``live_server`` fixture).
 
 Every page opened through ``open_page`` records console errors, uncaught exceptions and CSP
-violations; a test fails if any appear (a test may allow named browser messages, such as the
-network log of a dropout it causes on purpose).
+violations (Chromium logs those as console errors); a test fails if any appear. A test may
+allow a named browser message, such as Chromium's own log line for a request it expects to be
+refused.
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ from dataclasses import dataclass, field
 
 import pytest
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-from clientkit import CHROMIUM, DESKTOP, launch  # noqa: E402
+from clientkit import CHROMIUM, DESKTOP, launch
 
 
 @pytest.fixture(scope="session")
 def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
     if not shutil.which(CHROMIUM):
         pytest.skip("the system Chromium is not installed (apt-get install chromium)")
-    with playwright_api.sync_playwright() as pw:
+    with sync_api.sync_playwright() as pw:
         b = launch(pw)
         yield b
         b.close()
