@@ -1,6 +1,6 @@
 // Turning the server's words (choices, steps, outcomes) into sentences in the page's language.
 
-import { known, t } from "./i18n.js";
+import { known, lang, t } from "./i18n.js";
 
 // "L" -> "◀ left (L)", "R+" -> "right (R) ▶ · safari …"; unknown words pass through.
 // L/R name a side as the player sees it: the direction of a sowing, or in a namua capture the
@@ -78,5 +78,5 @@ export function resultText(s, sides, sideName) {
     const key = `adj.${o.adjudication}`;
     parts.push(t("adj.label", { adj: known(key) ? t(key) : o.adjudication }));
   }
-  return parts.join(" ");
+  return parts.join(lang() === "ja" ? "" : " "); // Japanese sentences follow each other unspaced
 }
