@@ -15,6 +15,7 @@ WebSocket
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
@@ -131,6 +132,19 @@ def create_app(settings: Settings) -> Starlette:
     async def protocol_schema(request: Request) -> Response:
         return JSONResponse(P.schema())
 
+    async def over_room_quota(request: Request) -> bool:
+        """Rooms created by this client address this minute, counted in the
+        store so every node enforces one budget."""
+        address = request.client.host if request.client else "unknown"
+        minute = now_ms() // 60_000
+        key = f"{settings.key_prefix}quota:rooms:{address}:{minute}"
+        redis = node().store.redis
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, 120)
+            count, _ = await pipe.execute()
+        return count > settings.rooms_per_minute
+
     async def create_room(request: Request) -> Response:
         body = await request.body()
         try:
@@ -139,6 +153,9 @@ def create_app(settings: Settings) -> Starlette:
             return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
         except msgspec.DecodeError:
             return _problem(400, "bad-json", "The room request is not valid JSON.")
+        if await over_room_quota(request):
+            return _problem(429, "rate-limited",
+                            f"At most {settings.rooms_per_minute} new rooms a minute, please.")
         room_id = secrets.token_urlsafe(12)  # 96 random bits
         try:
             room, token, sides = R.create(room_id, spec.game, spec.options, spec.mode, spec.side,
@@ -160,7 +177,23 @@ def create_app(settings: Settings) -> Starlette:
             return _problem(404, "no-room", P.ERRORS["no-room"])
         return JSONResponse(R.record(R.decode_room(data)))
 
+    def origin_allowed(ws: WebSocket) -> bool:
+        """Browsers send Origin on WebSocket upgrades; other clients may not.
+        Allowed: the configured origins, or else the page's own (Origin's host
+        is the Host the request was sent to)."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/")
+        if settings.allowed_origins:
+            return origin in settings.allowed_origins
+        host = ws.headers.get("host", "")
+        return origin.split("://", 1)[-1] == host
+
     async def socket(ws: WebSocket) -> None:
+        if not origin_allowed(ws):
+            await ws.close(code=1008)  # before accept: the upgrade is refused with 403
+            return
         await ws.accept()
         conn = Conn(ws.send_text)
         n = node()
@@ -173,7 +206,11 @@ def create_app(settings: Settings) -> Starlette:
                 data = message.get("text")
                 if data is None:
                     data = message.get("bytes") or b""
-                await n.handle(conn, data)
+                if not await n.handle(conn, data):
+                    conn.send_msg(P.error("rate-limited", "Too many messages; closing."))
+                    await asyncio.sleep(0)  # let the writer send it
+                    await ws.close(code=1008, reason="rate limit")
+                    break
         except WebSocketDisconnect:
             pass
         finally:

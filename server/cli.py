@@ -57,7 +57,7 @@ def serve(settings: Settings) -> int:
             host=settings.host,
             port=settings.port,
             ws="websockets-sansio",
-            ws_max_size=8 * 1024,
+            ws_max_size=settings.max_frame,  # larger frames: close 1009
             ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves
             ws_ping_interval=20,
             ws_ping_timeout=20,
@@ -65,6 +65,8 @@ def serve(settings: Settings) -> int:
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=5,
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
         )
         uvicorn.Server(config).run()
     return 0

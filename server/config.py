@@ -22,6 +22,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     computer_workers: int = 1
     computer_lease_ms: int = 15_000
     client_dir: Path = Path(__file__).resolve().parent.parent / "client"
+    # limits (hardening)
+    max_frame: int = 8 * 1024  # bytes in one WebSocket message
+    rate_messages: int = 100  # messages per socket per rate window (pings exempt) ...
+    rate_window_ms: int = 20_000  # ... over it: close 1008
+    rooms_per_minute: int = 30  # rooms one client address may create per minute
+    sockets_per_room: int = 64  # connections in one room, all nodes together
+    allowed_origins: tuple[str, ...] = ()  # empty: the page's own origin (Origin host == Host)
+    forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For is believed
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -41,6 +49,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "tick_ms": "NYUMBA_TICK_MS",
             "computer_workers": "NYUMBA_COMPUTER_WORKERS",
             "computer_lease_ms": "NYUMBA_COMPUTER_LEASE_MS",
+            "max_frame": "NYUMBA_MAX_FRAME",
+            "rate_messages": "NYUMBA_RATE_MESSAGES",
+            "rate_window_ms": "NYUMBA_RATE_WINDOW_MS",
+            "rooms_per_minute": "NYUMBA_ROOMS_PER_MINUTE",
+            "sockets_per_room": "NYUMBA_SOCKETS_PER_ROOM",
         }
         for field, var in text.items():
             if env.get(var):
@@ -50,6 +63,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 values[field] = int(env[var])
         if env.get("NYUMBA_DATA_DIR"):
             values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
+        if env.get("NYUMBA_ALLOWED_ORIGINS"):
+            values["allowed_origins"] = tuple(
+                o.strip().rstrip("/") for o in env["NYUMBA_ALLOWED_ORIGINS"].split(",") if o.strip())
+        if env.get("NYUMBA_FORWARDED_ALLOW_IPS"):
+            values["forwarded_allow_ips"] = env["NYUMBA_FORWARDED_ALLOW_IPS"]
         if env.get("NYUMBA_CLIENT_DIR"):
             values["client_dir"] = Path(env["NYUMBA_CLIENT_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -45,7 +45,8 @@ class AlreadyApplied(Exception):
 class Conn:
     """One WebSocket connection: the room it joined and the sides it holds."""
 
-    __slots__ = ("id", "send_raw", "room", "sides", "token_hash", "queue", "writer", "closing")
+    __slots__ = ("id", "send_raw", "room", "sides", "token_hash", "queue", "writer", "closing",
+                 "window_start", "window_count")
 
     def __init__(self, send_raw: Callable[[str], Any]):
         self.id = uuid.uuid4().hex[:12]
@@ -56,6 +57,8 @@ class Conn:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self.writer: asyncio.Task | None = None
         self.closing = False
+        self.window_start = 0.0
+        self.window_count = 0
 
     @property
     def who(self) -> str:
@@ -245,15 +248,30 @@ class Node:
             await self.store.publish(room_id, encode_notice(Notice(0, "P")))
 
     # messages ----------------------------------------------------------------
-    async def handle(self, conn: Conn, data: bytes | str) -> None:
+    def _over_rate(self, conn: Conn) -> bool:
+        """Count one message against the socket's window (fixed windows)."""
+        now = time.monotonic()
+        if now - conn.window_start >= self.settings.rate_window_ms / 1000:
+            conn.window_start, conn.window_count = now, 0
+        conn.window_count += 1
+        return conn.window_count > self.settings.rate_messages
+
+    async def handle(self, conn: Conn, data: bytes | str) -> bool:
+        """Answer one message. False: the connection must be closed (abuse)."""
         try:
             msg = P.decode(data)
         except msgspec.ValidationError as exc:
+            if self._over_rate(conn):
+                return False
             conn.send_msg(P.error("bad-message", f"The message does not match the protocol: {exc}."))
-            return
+            return True
         except msgspec.DecodeError:
+            if self._over_rate(conn):
+                return False
             conn.send_msg(P.error("bad-json"))
-            return
+            return True
+        if not isinstance(msg, P.Ping) and self._over_rate(conn):
+            return False
         intent = getattr(msg, "id", None)
         try:
             await self._dispatch(conn, msg)
@@ -271,6 +289,7 @@ class Node:
         except Exception:  # a bug, or the store went away: say so, keep the connection
             log.exception("message %r failed", msg)
             conn.send_msg(P.error("internal", id=intent))
+        return True
 
     async def _dispatch(self, conn: Conn, msg: P.ClientMessage) -> None:
         if isinstance(msg, P.Ping):
@@ -344,6 +363,12 @@ class Node:
         sides = R.token_sides(room, token)
         if token and not sides:
             raise R.Refused("bad-token")
+        if not sides and conn.room != room.id:
+            # Seat holders always get in; visitors only while the room has space.
+            now = now_ms()
+            here = await self.store.redis.zcount(self.store.presence_key(room.id), now + 1, "+inf")
+            if here >= self.settings.sockets_per_room:
+                raise R.Refused("room-full")
         new_token = None
         if not token:
             claimed: list = []
@@ -366,6 +391,8 @@ class Node:
         conn.sides = sides
         conn.token_hash = R.hash_token(new_token or token) if (new_token or token) else None
         conn.send_msg(P.Welcome(room=room.id, sides=sides, token=new_token))
+        if msg.name is not None and sides:
+            room = await self.mutate(room.id, lambda r, p, n: R.rename(r, sides, msg.name))
         await self._enter(conn, room)
         current = await self.current_state(room.id)
         if current is not None:

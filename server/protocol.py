@@ -23,6 +23,8 @@ IntentId = Annotated[str, Meta(min_length=1, max_length=64)]
 MoveText = Annotated[str, Meta(min_length=1, max_length=32)]
 Version = Annotated[int, Meta(ge=0, le=2**53)]
 Side = Annotated[int, Meta(ge=0, le=1)]
+# A display name: 1-24 characters, no control characters and no markup brackets.
+Name = Annotated[str, Meta(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f<>]+$")]
 OfferKind = Literal["draw", "takeback", "rematch"]
 
 
@@ -39,6 +41,7 @@ class Join(_In, tag="join"):
     room: RoomId
     token: Token | None = None
     version: Version | None = None
+    name: Name | None = None
 
 
 class Move(_In, tag="move"):
@@ -136,6 +139,7 @@ class Seat(msgspec.Struct, frozen=True):
     absent_ms: int = 0
     handover_ms: int | None = None
     owned: bool = False  # a person owns the seat (can reclaim it from the computer)
+    name: str | None = None
 
 
 class Legal(msgspec.Struct, frozen=True):
@@ -249,6 +253,7 @@ ERRORS: dict[str, str] = {
     "busy": "The room is busy; try again.",
     "too-large": "The message is too large.",
     "rate-limited": "Too many messages.",
+    "room-full": "The room has as many visitors as it can take.",
     "internal": "The server could not handle that message; nothing changed.",
 }
 

@@ -39,6 +39,7 @@ class SeatRec(msgspec.Struct):
     token_hash: str | None = None  # the person who owns the seat (kept while the computer plays it)
     level: str | None = None
     claimed_ms: int = 0
+    name: str | None = None
 
 
 class Ply(msgspec.Struct, array_like=True):
@@ -211,16 +212,18 @@ def state_message(room: Room, presence: dict[int, tuple[bool, int]], now_ms: int
     for side, seat in enumerate(room.seats):
         present, last_seen = presence.get(side, (False, 0))
         if seat.holder == "computer":
-            seats.append(P.Seat(side, "computer", True, seat.level, 0, None, seat.token_hash is not None))
+            seats.append(P.Seat(side, "computer", True, seat.level, 0, None,
+                                seat.token_hash is not None, seat.name))
             continue
         if present:
-            seats.append(P.Seat(side, seat.holder, True, None, 0, None, seat.token_hash is not None))
+            seats.append(P.Seat(side, seat.holder, True, None, 0, None,
+                                seat.token_hash is not None, seat.name))
             continue
         since = max(last_seen, seat.claimed_ms, room.created_ms)
         gone = max(0, now_ms - since)
         seats.append(
             P.Seat(side, seat.holder, False, None, gone, max(0, absent_ms - gone),
-                   seat.token_hash is not None)
+                   seat.token_hash is not None, seat.name)
         )
     return P.State(
         room=room.id,
@@ -487,6 +490,16 @@ def claim_free_seat(room: Room, now_ms: int) -> tuple[Room, str, int] | None:
             seats[side] = SeatRec("person", hash_token(token), None, now_ms)
             return _changed(room, seats=seats), token, side
     return None
+
+
+def rename(room: Room, sides: list[int], name: str) -> Room | None:
+    """Give the connection's seats a display name (None when nothing changes)."""
+    if not sides or all(room.seats[s].name == name for s in sides):
+        return None
+    seats = list(room.seats)
+    for side in sides:
+        seats[side] = msgspec.structs.replace(seats[side], name=name)
+    return _changed(room, seats=seats)
 
 
 def record(room: Room) -> dict[str, Any]:
