@@ -6,11 +6,15 @@ from clientkit import attr, counts, play_first, start_game, wait_open, wait_sett
 
 
 def play_plies(host, friend, n):
+    """n plies, each by whichever page is asked to move."""
     for _ in range(n):
-        mover = host if attr(host, "myturn") == "1" else friend
-        if attr(mover, "myturn") != "1":
-            (host if mover is friend else friend).wait_for_selector("#app[data-myturn='1']")
-            mover = host if attr(host, "myturn") == "1" else friend
+        mover = None
+        for _ in range(300):
+            mover = next((p for p in (host, friend) if attr(p, "myturn") == "1"), None)
+            if mover:
+                break
+            host.wait_for_timeout(20)
+        assert mover is not None, "nobody was asked to move"
         before = attr(mover, "version")
         play_first(mover)
         mover.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
