@@ -10,8 +10,8 @@ never change: the room's version, position, history, outcome, offer and seats.
 
 from __future__ import annotations
 
+import itertools
 import json
-import random
 import string
 from collections import Counter
 
@@ -108,6 +108,7 @@ class Campaign:
     def __init__(self, server):
         self.server = server
         self.counts: Counter = Counter()
+        self._markers = itertools.count(10**9)
         r = create_room(server.url, "kalah")
         other = create_room(server.url, "oware")
         self.room, self.token = r["room"], r["token"]
@@ -155,7 +156,7 @@ class Campaign:
     def send(self, who: str, raw: str | bytes) -> list[str]:
         """Send one message and a marker ping; the codes it got back."""
         c = self.sockets[who]
-        marker = random.getrandbits(40)
+        marker = next(self._markers)
         self.counts["sent"] += 1
         try:
             c.send_raw(raw)

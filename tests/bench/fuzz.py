@@ -20,7 +20,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 from fuzzkit import Campaign, messages  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 

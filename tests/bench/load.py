@@ -31,7 +31,8 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 from serverproc import ServerProcess  # noqa: E402
 
 
