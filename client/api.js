@@ -74,7 +74,14 @@ export const tokens = {
   forget: (room) => put(`nyumba:token:${room}`, null),
 };
 
+// A display name as the server accepts it: 1–24 characters, no control characters or <>.
+export function cleanName(text) {
+  return [...(text || "").replace(/[\u0000-\u001f\u007f<>]/g, "").trim()].slice(0, 24).join("");
+}
+
 export const settings = {
+  name: () => cleanName(get("nyumba:name")),
+  setName: (v) => put("nyumba:name", cleanName(v) || null),
   speed: () => get("nyumba:speed") || "normal", // normal | fast | off
   setSpeed: (v) => put("nyumba:speed", v),
   sound: () => get("nyumba:sound") === "1",

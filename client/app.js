@@ -392,6 +392,13 @@ function wire() {
     settings.setSpeed(speed.value);
     if (speed.value === "off" && ui.anim) ui.anim.cancelled = true;
   });
+  const name = $("#name");
+  name.value = settings.name();
+  name.addEventListener("change", () => {
+    settings.setName(name.value);
+    name.value = settings.name();
+    if (settings.name()) conn.join();
+  });
   const sound = $("#sound");
   sound.checked = settings.sound();
   sound.addEventListener("change", () => settings.setSound(sound.checked));

@@ -4,7 +4,7 @@
 // kept for this room (so a reload or a dropped line gets the same seat back) and the last version
 // the page saw. The server answers with welcome + the current state, which resynchronises the board.
 
-import { tokens } from "./api.js";
+import { settings, tokens } from "./api.js";
 
 const PING_MS = 20_000;
 const PONG_WAIT_MS = 10_000;
@@ -62,7 +62,7 @@ export class Connection {
     const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.ws = ws;
     ws.addEventListener("open", () => {
-      ws.send(JSON.stringify({ t: "join", room: this.room, token: tokens.get(this.room), version: this.version }));
+      this.join();
       this.startPing();
     });
     ws.addEventListener("message", (event) => {
@@ -91,6 +91,13 @@ export class Connection {
       if (this.stopped) return;
       this.scheduleRetry();
     });
+  }
+
+  // Join (or join again, e.g. after the name changed): the seat token, the last version seen,
+  // and the display name if there is one.
+  join() {
+    const name = settings.name() || undefined;
+    return this.send({ t: "join", room: this.room, token: tokens.get(this.room), version: this.version, name });
   }
 
   scheduleRetry() {

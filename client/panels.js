@@ -57,6 +57,11 @@ export function renderOffer(s, v) {
 }
 
 function seatWho(seat, v) {
+  const who = seatRole(seat, v);
+  return seat.name ? t("seat.named", { name: seat.name, who }) : who;
+}
+
+function seatRole(seat, v) {
   if (v.sides.includes(seat.side) && seat.holder !== "computer") return t("seat.you");
   if (seat.holder === "computer") {
     const level = t(`level.${seat.level}`);

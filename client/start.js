@@ -1,7 +1,7 @@
 // The start page (/): choose a game, its options and a mode, and open a room.
 // Also replays a record file chosen from disk.
 
-import { createRoom, getGames, replay, tokens } from "./api.js";
+import { createRoom, getGames, replay, settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { openReplay } from "./replay.js";
@@ -64,6 +64,7 @@ async function submit(event) {
   }
   const mode = $("input[name=mode]:checked").value;
   const request = { game: game.name, options, mode, side: $("input[name=side]:checked").value, level: $("#level").value };
+  settings.setName($("#name").value);
   const go = $("#go");
   go.disabled = true;
   try {
@@ -105,6 +106,7 @@ async function init() {
   drawMode();
   $("#new-game").addEventListener("submit", submit);
   $("#record-file").addEventListener("change", upload);
+  $("#name").value = settings.name();
   try {
     games = await getGames();
     drawGames();

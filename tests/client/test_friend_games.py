@@ -56,11 +56,19 @@ def test_friend_game_played_to_its_result(open_page, game, options, speed, total
     assert attr(host, "drift") is None and attr(friend, "drift") is None
 
 
-def test_rematch_swaps_sides(open_page):
-    host = open_page()
+def test_rematch_swaps_sides_and_names_follow_their_players(open_page):
+    host = open_page(path="/")
+    host.wait_for_selector("body[data-ready='1']")
+    host.fill("#name", "Amani")
     url = start_game(host, "kalah", {"seeds": 3})
     friend = open_page(path=url)
     wait_open(friend)
+    friend.fill("#name", "<b>Bahati</b>\u0007")  # markup brackets and control characters go
+    friend.press("#name", "Enter")
+    friend.locator("#name").blur()
+    host.wait_for_selector("#seats li[data-side='1']:has-text('bBahati/b')")
+    assert "Amani" in friend.inner_text("#seats li[data-side='0']")
+    assert "Amani (you)" in host.inner_text("#seats li[data-side='0']")
     host.wait_for_selector("#app[data-myturn='1']")
     host.click("#resign")
     host.click("#resign")  # the second click confirms
@@ -79,6 +87,7 @@ def test_rematch_swaps_sides(open_page):
     # The former North now moves first, and sees South's pits at the bottom.
     friend.wait_for_selector("#app[data-myturn='1']")
     assert friend.locator(".pit.lit").count() == 6
+    assert "Amani" in host.inner_text("#seats li[data-side='1']")
 
 
 def test_offers_draw_and_takeback_and_copying_the_link(open_page):
