@@ -84,8 +84,10 @@ class Player:
             self.reader.cancel()
             self.reader = None
         if self.ws is not None:
+            # An abrupt drop, as a network failure would be: no closing handshake.
+            self.ws.transport.abort()
             try:
-                await asyncio.wait_for(self.ws.close(), 1)
+                await asyncio.wait_for(self.ws.wait_closed(), 1)
             except Exception:
                 pass
             self.ws = None
@@ -110,6 +112,12 @@ class Player:
                 return msg
 
     async def play(self, until: float) -> None:
+        try:
+            await self._play(until)
+        finally:
+            await self._drop()
+
+    async def _play(self, until: float) -> None:
         await self.connect()
         while time.monotonic() < until:
             try:
@@ -150,7 +158,6 @@ class Player:
                 await self.connect()
             if self.state is not None and self.state["outcome"] is not None and self.pending is None:
                 return
-        await self._drop()
 
 
 class Chaos:

@@ -10,6 +10,7 @@ every acknowledged intent is looked up in it.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -25,9 +26,13 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=90)
     ap.add_argument("--drop-rate", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
     args = ap.parse_args()
     report = Chaos(Path(tempfile.mkdtemp(prefix="nyumba-chaos-")), games=args.games,
                    seconds=args.seconds, drop_rate=args.drop_rate, seed=args.seed).run()
+    if args.json:
+        print(json.dumps(report))
+        sys.exit(0 if report["lost"] + report["duplicated"] + report["mismatched"] == 0 else 1)
     for key, value in report.items():
         print(f"{key:>22} {value}")
     bad = report["lost"] + report["duplicated"] + report["mismatched"]
