@@ -7,9 +7,11 @@ import random
 
 import pytest
 
+import engine
 from clientkit import attr, play_first, start_game, wait_settled
 
-GAMES = [("kalah", {"seeds": 6}), ("oware", {}), ("bao-kiswahili", {}), ("bao-kujifunza", {})]
+# Every registered profile (Kalah with the most seeds per pit: the longest sowings).
+GAMES = [(p.name, {"seeds": 6} if p.name == "kalah" else {}) for p in engine.profiles()]
 
 
 @pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
@@ -31,3 +33,40 @@ def test_animated_steps_land_on_the_servers_board(open_page, game, options):
         wait_settled(page)
     assert seen_moving
     assert attr(page, "drift") is None, f"{attr(page, 'drift')} animations ended off the server's board"
+
+
+def nyakua_line() -> list[str] | None:
+    """Moves from the start of Bao Nakakamado up to and including one with NYAKUA (N5)."""
+    game = engine.load("bao-nakakamado-a")
+    for seed in range(50):
+        rng, state, moves = random.Random(seed), game.start(), []
+        for _ in range(40):
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            move = rng.choice(legal)
+            moves.append(game.notation(move))
+            if any(s.note == "nyakua" for s in game.steps(state, move)):
+                return moves
+            state = game.play(state, move)
+    return None
+
+
+def test_nyakua_is_animated_and_announced(open_page):
+    if "bao-nakakamado-a" not in {p.name for p in engine.profiles()}:
+        pytest.skip("Bao Nakakamado is not registered yet")
+    line = nyakua_line()
+    assert line, "no NYAKUA within 40 random plies from 50 seeds"
+    page = open_page(speed="fast")
+    start_game(page, "bao-nakakamado-a", mode="local")
+    wait_settled(page)
+    page.click("#move-list summary")
+    for text in line:  # by the move list's buttons: the keyboard-and-buttons way to play
+        before = attr(page, "version")
+        page.click(f"#move-buttons button[data-move='{text}']")
+        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        wait_settled(page)
+    assert "NYAKUA!" in page.inner_text("#last")
+    assert attr(page, "drift") is None
+    page.select_option("#lang", "ja")
+    assert "NYAKUA！" in page.inner_text("#last")
