@@ -1,20 +1,118 @@
-"""The computer player's entry point.
+"""The computer player's entry point: ``choose`` for a level, ``hint`` for a player.
 
-``choose(game, state, level, seed)`` returns a legal move. Until the search
-lands (the computer-player issue) every level plays a uniformly random legal
-move, deterministic for a given seed.
+``choose(game, state, level, seed)`` returns a legal move of ``game.legal_moves(state)``;
+``hint(game, state, seed)`` returns the best move it finds within about half a second. Both
+are pure functions of their arguments: the same game, state, level and seed give the same
+move (nothing is kept between calls; every search starts with an empty table).
+
+Search per family (``engine.search`` for the sowing games, ``engine.ai_bao`` for Bao):
+
+- Kalah, Oware: alpha-beta (negamax, principal-variation windows at the root) with iterative
+  deepening, a transposition table and move ordering, on packed boards with the family's own
+  rules function. Kalah extra turns keep the same player (no sign flip); Oware's repetition
+  rule is followed along every line searched. Evaluation: stores (Oware: captured seeds)
+  weigh 4, seeds on one's own side weigh 1; a Kalah store past half the seeds is a win.
+- Bao: alpha-beta with iterative deepening, transposition table and move ordering on the Bao
+  core's move simulation; evaluation: seeds owned (board and hand) weigh 4, front-row seeds
+  weigh 1. UCT with random playouts was measured against it at the same node budget and
+  lost (``tests/bench/strength.py --bao-mcts``), so the levels use alpha-beta.
+
+Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that binds first, a
+depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
+levels err) and a wall-clock cap, ``seconds``, as a safety net. The seed also orders equal
+root moves. Determinism holds while the node budget, not the cap, stops the search: on this
+machine (2 cores shared with other work) the budgets below take a fraction of their cap (see
+the figures in ``tests/bench/strength.py``), so the cap binds only on a badly overloaded host.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+import time
+from typing import Any, NamedTuple
 
-LEVELS = ("beginner", "intermediate", "advanced")
+from engine import ai_bao
+from engine import search as S
+from engine.bao import Bao
+from engine.kalah import Kalah
+from engine.oware import Oware
+
+LEVELS = ("beginner", "intermediate", "advanced", "expert")
+
+
+class Budget(NamedTuple):
+    nodes: int  # positions visited: the budget that binds
+    seconds: float  # wall-clock cap per move (safety net)
+    depth: int = 64  # iterative deepening stops after this depth
+    noise: float = 0.0  # Gaussian noise on root values, in seeds (weak levels)
+
+
+# family -> level -> budget
+BUDGETS: dict[str, dict[str, Budget]] = {
+    "sowing": {
+        "beginner": Budget(nodes=400, seconds=0.25, depth=2, noise=3.0),
+        "intermediate": Budget(nodes=2_000, seconds=0.5),
+        "advanced": Budget(nodes=20_000, seconds=1.0),
+        "expert": Budget(nodes=150_000, seconds=3.0),
+    },
+    "bao": {
+        "beginner": Budget(nodes=200, seconds=0.25, depth=1, noise=3.0),
+        "intermediate": Budget(nodes=300, seconds=0.5),
+        "advanced": Budget(nodes=3_000, seconds=1.0),
+        "expert": Budget(nodes=15_000, seconds=3.0),
+    },
+}
+HINT: dict[str, Budget] = {
+    "sowing": Budget(nodes=60_000, seconds=0.5),
+    "bao": Budget(nodes=3_000, seconds=0.5),
+}
+
+
+def family(game: Any) -> str:
+    """``"sowing"`` (Kalah, Oware) or ``"bao"``."""
+    if isinstance(game, Bao):
+        return "bao"
+    if isinstance(game, (Kalah, Oware)):
+        return "sowing"
+    raise TypeError(f"no computer player for {game!r}")
 
 
 def choose(game: Any, state: Any, level: str, seed: int) -> Any:
+    """The computer's move at ``level`` (one of ``LEVELS``), deterministic for ``seed``."""
+    try:
+        budget = BUDGETS[family(game)][level]
+    except KeyError:
+        raise ValueError(f"unknown level {level!r}; known: {', '.join(LEVELS)}") from None
+    return _search(game, state, budget, seed)[0]
+
+
+def hint(game: Any, state: Any, seed: int = 0) -> Any:
+    """The best move found within about half a second (``HINT``), for the player to move."""
+    return _search(game, state, HINT[family(game)], seed)[0]
+
+
+def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
+    """(move, search result with value, depth, nodes): for benches and tests."""
+    return _search(game, state, budget, seed)
+
+
+def _search(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
     moves = game.legal_moves(state)
     if not moves:
         raise ValueError("no legal move: the game is over")
-    return random.Random(seed).choice(moves)
+    deadline = time.perf_counter() + budget.seconds
+    rng = random.Random(seed)
+    kw: dict[str, Any] = dict(nodes=budget.nodes, deadline=deadline, max_depth=budget.depth,
+                              rng=rng, noise=budget.noise)
+    if len(moves) == 1:
+        return moves[0], None
+    if isinstance(game, Kalah):
+        move, result = S.kalah_move(game, state, **kw)
+    elif isinstance(game, Oware):
+        move, result = S.oware_move(game, state, **kw)
+    else:
+        result = ai_bao.search(game, state, **kw)
+        move = result.move
+    if move not in moves:  # never expected: the search plays the rules' own moves
+        raise AssertionError(f"search chose {move!r}, not legal in {game.describe(state)}")
+    return move, result
