@@ -22,6 +22,7 @@ import secrets
 from typing import Any, Literal
 
 import msgspec
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -229,6 +230,10 @@ def create_app(settings: Settings) -> Starlette:
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=client, check_dir=False), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    async def store_down(request: Request, exc: Exception) -> Response:
+        return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={RedisError: store_down})
     app.add_middleware(SecurityHeaders)
     return app

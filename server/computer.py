@@ -25,7 +25,15 @@ def _choose(game_name: str, options: tuple[tuple[str, Any], ...], state: bytes, 
 
     game = engine.load(game_name, **dict(options))
     value = msgspec.msgpack.decode(state, type=game.state_type)
-    return game.notation(ai.choose(game, value, level, seed))
+    if level == HINT:
+        hint = getattr(ai, "hint", None)
+        move = hint(game, value, seed) if hint else ai.choose(game, value, "advanced", seed)
+    else:
+        move = ai.choose(game, value, level, seed)
+    return game.notation(move)
+
+
+HINT = "hint"  # not a level: the best move the hint budget finds
 
 
 class Computer:

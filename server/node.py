@@ -19,10 +19,11 @@ import uuid
 from typing import Any, Callable
 
 import msgspec
+from redis.exceptions import RedisError
 
 from server import protocol as P
 from server import rooms as R
-from server.computer import Computer
+from server.computer import HINT, Computer
 from server.config import Settings
 from server.store import Notice, Store, decode_notice, encode_notice, presence_by_side
 
@@ -286,7 +287,10 @@ class Node:
             current = await self.current_state(conn.room)
             if current is not None:
                 conn.send_msg(current[1])
-        except Exception:  # a bug, or the store went away: say so, keep the connection
+        except RedisError as exc:  # the store is unreachable: nothing was acknowledged
+            log.warning("message %s failed: store unreachable (%s)", type(msg).__name__, exc)
+            conn.send_msg(P.error("internal", "The store is unreachable; try again.", intent))
+        except Exception:  # a bug: say so, keep the connection
             log.exception("message %r failed", msg)
             conn.send_msg(P.error("internal", id=intent))
         return True
@@ -334,8 +338,22 @@ class Node:
                 r, sides, p, n, self.settings.absent_ms))
         elif isinstance(msg, P.Reclaim):
             await self.mutate(conn.room, lambda r, p, n: R.reclaim(r, sides))
+        elif isinstance(msg, P.Hint):
+            await self._hint(conn, msg)
+            return
         if msg.id is not None and not isinstance(msg, P.Move):
             conn.send_msg(P.Ack(id=msg.id, version=-1))
+
+    async def _hint(self, conn: Conn, msg: P.Hint) -> None:
+        current = await self.current_state(conn.room)
+        if current is None:
+            raise R.Refused("no-room")
+        room = current[0]
+        side = R.hint_side(room, conn.sides)
+        seed = int.from_bytes(hashlib.sha256(
+            f"hint:{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8], "big")
+        text = await self.computer.choose(room.game, room.options, room.state, HINT, seed)
+        conn.send_msg(P.HintMove(move=text, version=room.version, id=msg.id))
 
     async def _event(self, room_id: str, events: list) -> None:
         for ev in events:
@@ -413,6 +431,12 @@ class Node:
                         log.exception("bad notice on %s", room_id)
             except asyncio.CancelledError:
                 raise
+            except RedisError as exc:
+                log.warning("pub/sub connection lost (%s); resubscribing", exc)
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(Exception):
+                    channels = [self.store.channel(r) for r in self.local]
+                    await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}", *channels)
             except Exception:
                 log.exception("pubsub listener failed; resubscribing")
                 await asyncio.sleep(0.5)
@@ -478,6 +502,8 @@ class Node:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
+            except RedisError as exc:
+                log.warning("tick skipped: the store is unreachable (%s)", exc)
             except Exception:
                 log.exception("tick failed")
 
@@ -497,7 +523,7 @@ class Node:
                 for conn in list(conns):
                     conn.send_msg(P.error("no-room", "The room has expired."))
                 continue
-            await self.store.prune_presence(room_id, now - self.settings.room_ttl_ms)
+            await self.store.prune_presence(room_id, now)
             entries = await self.store.redis.zrange(self.store.presence_key(room_id), 0, -1,
                                                     withscores=True)
             cached = self.cache.get(room_id)

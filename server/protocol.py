@@ -102,13 +102,21 @@ class Reclaim(_In, tag="reclaim"):
     id: IntentId | None = None
 
 
+class Hint(_In, tag="hint"):
+    """Computer and local rooms: ask the computer for a good move for the
+    side to move. Answered by ``hint``; nothing changes."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
 class Ping(_In, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
     n: Annotated[int, Meta(ge=0, le=2**53)] = 0
 
 
-ClientMessage = Union[Join, Move, Resign, Offer, Reply, Undo, HandOver, Reclaim, Ping]
+ClientMessage = Union[Join, Move, Resign, Offer, Reply, Undo, HandOver, Reclaim, Hint, Ping]
 
 
 class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False):
@@ -231,7 +239,15 @@ class Pong(_Out, tag="pong"):
     n: int
 
 
-ServerMessage = Union[Welcome, State, Ack, Error, OfferMade, Pong]
+class HintMove(_Out, tag="hint"):
+    """The computer's suggestion for the side to move at ``version``."""
+
+    move: str
+    version: int
+    id: str | None = None
+
+
+ServerMessage = Union[Welcome, State, Ack, Error, OfferMade, HintMove, Pong]
 
 # Error codes, each with the sentence the server uses by default.
 ERRORS: dict[str, str] = {

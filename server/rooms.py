@@ -292,6 +292,20 @@ def acting_side(room: Room, sides: list[int]) -> int:
     return sides[0]
 
 
+def hint_side(room: Room, sides: list[int]) -> int:
+    """The side a hint is for: the side to move, if the asker holds it, in a
+    computer or local room."""
+    _require_seated(room, sides)
+    if room.mode == "friend":
+        raise Refused("not-allowed", "Hints are for computer and local rooms.")
+    if room.outcome is not None:
+        raise Refused("game-over")
+    side = game_of(room).to_move(state_of(room))
+    if side not in sides:
+        raise Refused("not-your-turn")
+    return side
+
+
 def play(room: Room, sides: list[int], version: int, text: str, intent_id: str | None,
          by_computer: bool = False, intent_key: str | None = None) -> Room:
     """A move intent, through the guards in order: seat → not over → turn →

@@ -15,6 +15,10 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
 # Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
@@ -89,8 +93,13 @@ class Store:
         self.url = url
         self.prefix = prefix
         # A bounded pool that waits for a free connection instead of failing under bursts.
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=10,
-                                                        health_check_interval=30)
+        # Connections broken by a store restart are retried on a fresh connection. A
+        # compare-and-set retried after it did land finds its own revision and is
+        # re-judged, never applied twice.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=64, timeout=10, health_check_interval=30,
+            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
         self.redis = aioredis.Redis(connection_pool=pool)
         self._cas = self.redis.register_script(_CAS)
         self._create = self.redis.register_script(_CREATE)
@@ -148,17 +157,23 @@ class Store:
             await self._touch(keys=[self.room_key(room_id), self.presence_key(room_id)], args=args)
         )
 
-    async def prune_presence(self, room_id: str, before_ms: int) -> None:
-        """Drop presence entries that ended long ago, keeping each side's latest."""
+    async def prune_presence(self, room_id: str, now_ms: int) -> None:
+        """Drop presence entries that have ended: every spectator's, and each
+        side's but its latest (kept as that side's "last seen")."""
         key = self.presence_key(room_id)
-        members = await self.redis.zrange(key, 0, -1, withscores=True)
+        ended = await self.redis.zrangebyscore(key, "-inf", now_ms, withscores=True)
+        if not ended:
+            return
+        live_sides = {m.split(b":", 1)[0] for m in
+                      await self.redis.zrangebyscore(key, f"({now_ms}", "+inf")}
         latest: dict[bytes, tuple[float, bytes]] = {}
-        for member, score in members:
+        for member, score in ended:
             side = member.split(b":", 1)[0]
-            if side not in latest or score > latest[side][0]:
+            if side in (b"0", b"1") and side not in live_sides and (
+                    side not in latest or score > latest[side][0]):
                 latest[side] = (score, member)
-        keepers = {m for _, m in latest.values()}
-        old = [m for m, s in members if s < before_ms and m not in keepers]
+        keep = {m for _, m in latest.values()}
+        old = [m for m, _ in ended if m not in keep]
         if old:
             await self.redis.zrem(key, *old)
 

