@@ -2,7 +2,7 @@
 // animates the last move's steps, and turns clicks into intents. The server decides everything.
 
 import { animate, unlockAudio } from "./anim.js";
-import { getRecord, replay as replayRecord, settings, tokens } from "./api.js";
+import { clientMessages, getRecord, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, lastMovePits } from "./board.js";
 import { $, h, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
@@ -28,7 +28,8 @@ const ui = {
   userFlip: false,
   received: 0, // performance.now() when the latest state arrived (for absence clocks)
   welcomed: false,
-  hint: null,
+  hint: null, // the pit of the computer's suggestion for the position on the board
+  hints: false, // whether the server takes "hint" messages
   note: null, // a transient notice {key, vars} or {text}
 };
 
@@ -74,8 +75,10 @@ function onMessage(m) {
       if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
       break;
     case "hint":
-      ui.hint = m.pit ?? ui.shown?.legal.find((l) => l.move === m.move)?.pit ?? null;
-      render();
+      if (ui.shown && m.version === ui.shown.version) {
+        ui.hint = ui.shown.legal.find((l) => l.move === m.move)?.pit ?? null;
+        setNote({ key: "hint.says", vars: { move: m.move } });
+      }
       break;
   }
 }
@@ -289,7 +292,7 @@ function render() {
 
 // What the panels need to know about this connection.
 function view() {
-  return { sides: ui.sides, received: ui.received, welcomed: ui.welcomed, room, myTurn: myTurn() };
+  return { sides: ui.sides, received: ui.received, welcomed: ui.welcomed, room, myTurn: canPlay(), hints: ui.hints };
 }
 
 function renderBoardMarks(s) {
@@ -430,3 +433,9 @@ async function startReplay() {
 wire();
 if (room) conn.start();
 else onError({ code: "no-room" });
+clientMessages()
+  .then((kinds) => {
+    ui.hints = kinds.has("hint");
+    render();
+  })
+  .catch(() => {});

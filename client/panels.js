@@ -112,8 +112,8 @@ export function renderControls(s, v) {
   show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
-  // The hint button waits for the server to advertise hints (the computer-player issue).
-  show($("#hint"), solo && Boolean(s.hints) && v.myTurn);
+  // Hints: computer and local rooms, on one's turn, where the server's protocol has them.
+  show($("#hint"), solo && v.hints && v.myTurn);
   show($("#replay-btn"), over);
   const dl = $("#download");
   show(dl, s.plies > 0 || over);

@@ -39,3 +39,28 @@ def test_computer_moves_first_when_i_take_north(open_page):
     lit = page.eval_on_selector_all(".pit.lit", "els => els.map(e => e.dataset.pit)")
     assert lit and all(p in "ABCDEF" for p in lit)
     assert page.inner_text("#status") == "あなたの番です"
+
+
+def test_hint_marks_a_lit_pit_where_the_server_offers_hints(open_page, live_server):
+    import httpx
+
+    schema = httpx.get(live_server + "/api/protocol.json").json()
+    offered = "hint" in schema["oneOf"][0]["discriminator"]["mapping"]
+    page = open_page()
+    start_game(page, "kalah", {"seeds": 4}, mode="computer", side="south")
+    wait_settled(page)
+    page.wait_for_selector("#app[data-myturn='1']")
+    if not offered:
+        page.wait_for_timeout(300)
+        assert not page.is_visible("#hint")
+        return
+    page.wait_for_selector("#hint:not([hidden])")
+    page.click("#hint")
+    page.wait_for_selector(".pit.lit.hinted", timeout=20_000)
+    assert page.locator(".pit.hinted").count() == 1
+    assert "Hint:" in page.inner_text("#notice")
+    # Playing clears it.
+    play_first(page)
+    page.wait_for_function("() => Number(document.querySelector('#app').dataset.plies) >= 1")
+    wait_settled(page)
+    assert page.locator(".pit.hinted").count() == 0
