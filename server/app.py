@@ -7,7 +7,9 @@ HTTP
     GET  /healthz                  200 when the store answers, else 503
     GET  /api/games                profiles and their options
     POST /api/rooms                create a room → {room, url, token, sides}
-    GET  /api/rooms/{room}/record  the room's game record
+    GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
+    GET  /api/rooms/{room}/history the room's plies with sides and intent ids
+    POST /api/replay               a record → every position of it, for a replay view
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
 WebSocket
     /ws                            see PROTOCOL.md
@@ -31,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import engine
+from engine import records
 from server import protocol as P
 from server import rooms as R
 from server.config import Settings
@@ -38,6 +41,8 @@ from server.node import Conn, Node, now_ms
 from server.store import Store
 
 log = logging.getLogger("nyumba.app")
+
+MAX_RECORD = 2 * 1024 * 1024  # bytes of an uploaded record
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -173,10 +178,33 @@ def create_app(settings: Settings) -> Starlette:
         )
 
     async def room_record(request: Request) -> Response:
+        """The current game's record, as a download."""
+        room_id = request.path_params["room"]
+        data, _ = await node().store.load(room_id)
+        if data is None:
+            return _problem(404, "no-room", P.ERRORS["no-room"])
+        room = R.decode_room(data)
+        body = records.text(R.record(room))
+        name = f"nyumba-{room.game}-{room_id}-{room.game_no}.json"
+        return Response(body, media_type="application/json",
+                        headers={"content-disposition": f'attachment; filename="{name}"'})
+
+    async def room_history(request: Request) -> Response:
         data, _ = await node().store.load(request.path_params["room"])
         if data is None:
             return _problem(404, "no-room", P.ERRORS["no-room"])
-        return JSONResponse(R.record(R.decode_room(data)))
+        return JSONResponse(R.history(R.decode_room(data)))
+
+    async def replay(request: Request) -> Response:
+        """A record (any game, either format) replayed for a client to step through."""
+        body = await request.body()
+        if len(body) > MAX_RECORD:
+            return _problem(413, "too-large", f"A record may be at most {MAX_RECORD} bytes.")
+        try:
+            view = records.replay_view(body)
+        except records.BadRecord as exc:
+            return _problem(400, "bad-record", str(exc))
+        return JSONResponse(view)
 
     def origin_allowed(ws: WebSocket) -> bool:
         """Browsers send Origin on WebSocket upgrades; other clients may not.
@@ -227,6 +255,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/protocol.json", protocol_schema),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms/{room}/record", room_record),
+        Route("/api/rooms/{room}/history", room_history),
+        Route("/api/replay", replay, methods=["POST"]),
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=client, check_dir=False), name="static"),
     ]

@@ -516,20 +516,39 @@ def rename(room: Room, sides: list[int], name: str) -> Room | None:
     return _changed(room, seats=seats)
 
 
-def record(room: Room) -> dict[str, Any]:
-    """A minimal game record of the room's current game (the records issue
-    replaces this with the versioned format)."""
+def history(room: Room) -> dict[str, Any]:
+    """The room's own account of its current game: every ply with its side and
+    the intent id that made it (None for the computer's), for operators and
+    tests (``GET /api/rooms/{room}/history``)."""
     return {
-        "format": "nyumba-room",
-        "version": 1,
         "room": room.id,
         "game": room.game,
         "options": room.options,
         "mode": room.mode,
         "game_no": room.game_no,
+        "version": room.version,
         "moves": [p.move for p in room.history],
         "sides": [p.side for p in room.history],
-        "ids": [p.id for p in room.history],  # the intent ids that made them (None: computer)
+        "ids": [p.id for p in room.history],
         "outcome": msgspec.to_builtins(room.outcome),
         "previous_games": room.games,
     }
+
+
+def record(room: Room) -> dict[str, Any]:
+    """The current game as a game record (engine/RECORDS.md): nyumba's format,
+    or for Bao Nakakamado A the trial app's own."""
+    from engine import records
+
+    game = game_of(room)
+    outcome = None
+    if room.outcome is not None and room.outcome.adjudication in ("resignation", "agreement"):
+        outcome = engine.Outcome(winner=room.outcome.winner, reason=room.outcome.reason,
+                                 score=room.outcome.score,
+                                 adjudication=room.outcome.adjudication)
+    computer = next((s.level for s in room.seats if s.holder == "computer"), None)
+    names = [s.name for s in room.seats]
+    return records.dump(game, [p.move for p in room.history],
+                        players=names if any(names) else None, mode=room.mode,
+                        computer=computer if room.mode == "computer" else None,
+                        outcome=outcome)

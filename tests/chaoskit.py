@@ -234,7 +234,7 @@ class Chaos:
         lost = duplicated = mismatched = finished = moves = 0
         base = self.nodes[0].url
         for room, players in rooms:
-            rec = httpx.get(f"{base}/api/rooms/{room}/record", timeout=10).json()
+            rec = httpx.get(f"{base}/api/rooms/{room}/history", timeout=10).json()
             assert "game" in rec, rec
             g = engine.load(rec["game"], **rec["options"])
             state = g.start()

@@ -144,7 +144,7 @@ class Campaign:
     def snapshot(self) -> dict:
         import httpx
 
-        rec = httpx.get(f"{self.server.url}/api/rooms/{self.room}/record").json()
+        rec = httpx.get(f"{self.server.url}/api/rooms/{self.room}/history").json()
         watcher = Client(self.server.ws_url)
         watcher.join(self.room)
         st = watcher.state

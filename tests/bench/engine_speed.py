@@ -37,6 +37,7 @@ PROFILES = [
     "bao-kiswahili:takasia=false",
     "bao-kujifunza",
     "bao-kujifunza:takasia=true",
+    "bao-nakakamado-a",
 ]
 
 

@@ -175,7 +175,7 @@ def test_oware_repetition_is_seen_in_search():
             ends = {m: game.outcome(game.play(state, m)) for m in moves}
             reps = {m: o for m, o in ends.items() if o and o.adjudication == "repetition"}
             if reps and len(moves) > 1:
-                move, result = ai.analyse(game, state, ai.BUDGETS["sowing"]["advanced"], 0)
+                move, result = ai.analyse(game, state, ai.BUDGETS["oware"]["advanced"], 0)
                 for m, o in reps.items():
                     if o.winner == me:
                         wins += 1

@@ -95,7 +95,7 @@ def test_players_and_spectator_on_three_nodes_play_complete_games(nodes, game):
     assert final["outcome"] is not None
     for cl in (south, north):
         assert cl.wait_state(lambda s: s["version"] == final["version"])["position"] == final["position"]
-    record = httpx.get(f"{b.url}/api/rooms/{r['room']}/record").json()
+    record = httpx.get(f"{b.url}/api/rooms/{r['room']}/history").json()
     assert replay(record) == (final["position"], final["plies"])
     assert [v for _, v in acked] == list(range(1, final["version"] + 1))
 
@@ -125,7 +125,7 @@ def test_sigkill_of_a_node_mid_game_loses_nothing(nodes):
     final = play_to_end({0: south, 1: north}, watcher, rng, acked)
     assert final["outcome"] is not None
 
-    record = httpx.get(f"{b.url}/api/rooms/{r['room']}/record").json()
+    record = httpx.get(f"{b.url}/api/rooms/{r['room']}/history").json()
     assert replay(record) == (final["position"], final["plies"])
     # Every acknowledged intent is in the history exactly once, in order.
     ids = record["ids"]
@@ -162,7 +162,7 @@ def test_a_computer_seat_keeps_playing_when_its_node_is_killed(nodes):
     assert st["outcome"] is not None
     sides = {ply_side for ply_side in (p["side"] for p in [st["last"]])}
     assert sides <= {0, 1}
-    record = httpx.get(f"{c.url}/api/rooms/{r['room']}/record").json()
+    record = httpx.get(f"{c.url}/api/rooms/{r['room']}/history").json()
     assert replay(record)[0] == st["position"]
     # The computer moved after the kill too.
     computer_plies_after = [s for s in record["sides"][6:] if s == 1]

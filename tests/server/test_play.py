@@ -9,6 +9,8 @@ import threading
 import httpx
 import pytest
 
+from engine import records
+
 from wsclient import Client, create_room, seated_pair
 
 
@@ -44,9 +46,18 @@ def test_two_clients_play_a_complete_game_and_a_spectator_sees_every_state(serve
     # and cannot move
     watcher.send(t="move", room=r["room"], version=final["version"], move="a", id="w1")
     assert watcher.expect("error", id="w1")["code"] == "not-seated"
-    # The record holds every move.
-    record = httpx.get(f"{server.url}/api/rooms/{r['room']}/record").json()
-    assert len(record["moves"]) == final["plies"] == final["version"]
+    # The room's history holds every move, and its game record replays to the end.
+    history = httpx.get(f"{server.url}/api/rooms/{r['room']}/history").json()
+    assert len(history["moves"]) == final["plies"] == final["version"]
+    download = httpx.get(f"{server.url}/api/rooms/{r['room']}/record")
+    assert "attachment" in download.headers["content-disposition"]
+    record = records.load(download.text)
+    assert list(record.moves) == history["moves"] and record.outcome.winner == out["winner"]
+    view = httpx.post(f"{server.url}/api/replay", content=download.content).json()
+    assert len(view["states"]) == final["plies"] + 1
+    assert view["states"][-1]["position"] == final["position"]
+    bad = httpx.post(f"{server.url}/api/replay", content=download.content[:-20])
+    assert bad.status_code == 400 and bad.json()["code"] == "bad-record"
     for c in (south, north, watcher):
         c.close()
 
@@ -146,7 +157,7 @@ def test_resent_intent_is_applied_once(server):
     assert south.expect("ack", id="same")["version"] == 1
     south.drain(0.3)
     assert south.state["version"] == 1 and south.state["plies"] == 1
-    record = httpx.get(f"{server.url}/api/rooms/{r['room']}/record").json()
+    record = httpx.get(f"{server.url}/api/rooms/{r['room']}/history").json()
     assert record["moves"] == ["a"]
 
 

@@ -232,3 +232,19 @@ def test_a_room_survives_a_restart_on_the_embedded_store(tmp_path, key_prefix):
         assert c.state["version"] == 1 and c.state["position"] == position
     finally:
         srv.stop()
+
+
+def test_hints_in_computer_and_local_rooms_arrive_within_a_second(server):
+    r = create_room(server.url, "oware", mode="computer", side="south", level="advanced")
+    me = Client(server.ws_url)
+    me.join(r["room"], r["token"])
+    t0 = time.monotonic()
+    me.send(t="hint", room=r["room"], id="h1")
+    hint = me.expect("hint", id="h1")
+    assert time.monotonic() - t0 < 1.0 + 2.0  # generous on a loaded machine; bench has the figure
+    assert hint["move"] in {m["move"] for m in me.state["legal"]} and hint["version"] == 0
+    me.drain(0.2)
+    assert me.state["version"] == 0  # a hint changes nothing
+    r2, south, north = seated_pair(server)
+    south.send(t="hint", room=r2["room"], id="h2")
+    assert south.expect("error", id="h2")["code"] == "not-allowed"
