@@ -36,6 +36,16 @@ def _choose(game_name: str, options: tuple[tuple[str, Any], ...], state: bytes, 
 HINT = "hint"  # not a level: the best move the hint budget finds
 
 
+def _lower_priority() -> None:
+    """Workers think at a lower CPU priority than the event loop they serve."""
+    import os
+
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+
+
 class Computer:
     def __init__(self, workers: int = 1):
         self.workers = max(1, workers)
@@ -46,7 +56,8 @@ class Computer:
         if self._pool is None:
             # spawn: never fork a process that runs an event loop and sockets
             ctx = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                             initializer=_lower_priority)
         return self._pool
 
     async def choose(self, game_name: str, options: dict[str, Any], state: bytes, level: str,

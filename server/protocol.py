@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import Meta
 
+from engine.core import Step
+
 # Bounds shared by the declarations (hardening issue tightens these further).
 RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Token = Annotated[str, Meta(min_length=1, max_length=128)]
@@ -160,13 +162,8 @@ class Legal(msgspec.Struct, frozen=True):
     choice: str
 
 
-class StepOut(msgspec.Struct, frozen=True, omit_defaults=True):
-    kind: str
-    pit: str | None = None
-    seeds: int = 0
-    to: str | None = None
-    player: int | None = None
-    note: str | None = None
+# A move's animation steps are the engine's own values (engine.core.Step).
+StepOut = Step
 
 
 class LastMove(msgspec.Struct, frozen=True):

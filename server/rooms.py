@@ -129,11 +129,7 @@ def _outcome(o: engine.Outcome | None) -> P.OutcomeOut | None:
 
 
 def _steps(game, state, move) -> list[P.StepOut]:
-    return [
-        P.StepOut(kind=s.kind, pit=s.pit, seeds=s.seeds, to=s.to,
-                  player=None if s.player is None else int(s.player), note=s.note)
-        for s in game.steps(state, move)
-    ]
+    return list(game.steps(state, move))
 
 
 def legal_view(game, state) -> list[P.Legal]:

@@ -175,6 +175,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--nodes", default="1", help="node counts to run in turn, e.g. 1,2")
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
+    ap.add_argument("--computer-rooms", type=int, default=0,
+                    help="also keep this many computer seats thinking (level --level)")
+    ap.add_argument("--level", default="advanced")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     args = ap.parse_args()
 
@@ -217,6 +220,12 @@ async def measure(args, servers) -> None:
               f"= {(after - before) / args.idle:.1f} KiB per socket")
         for ws in socks:
             await ws.close()
+    thinkers = []
+    stop = asyncio.Event()
+    if args.computer_rooms:
+        thinkers = [asyncio.create_task(keep_computer_busy(base, ws_urls[0], args.level, stop))
+                    for _ in range(args.computer_rooms)]
+        await asyncio.sleep(1.0)
     if args.rooms:
         cpu0 = sum(cpu_s(s.proc.pid) for s in servers)
         moves, elapsed, rtts = await run_games(base, ws_urls, args.rooms, args.seconds, args.rate)
@@ -227,6 +236,40 @@ async def measure(args, servers) -> None:
         print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
               f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
         print(f"server RSS after: {[rss_kb(s.proc.pid) for s in servers]} KiB")
+    stop.set()
+    if thinkers:
+        computer_moves = sum(await asyncio.gather(*thinkers))
+        print(f"computer seats: {args.computer_rooms} thinking at level {args.level}; "
+              f"{computer_moves} computer moves meanwhile")
+
+
+async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
+    """A computer room whose person answers at once, so the computer always thinks."""
+    moves = 0
+    while not stop.is_set():
+        async with httpx.AsyncClient() as http:
+            r = (await http.post(base + "/api/rooms", json={
+                "game": "kalah", "mode": "computer", "side": "south", "level": level})).json()
+        async with connect(ws_url) as ws:
+            await ws.send(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}))
+            rng = random.Random(moves)
+            while not stop.is_set():
+                try:
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                except asyncio.TimeoutError:
+                    continue
+                if msg["t"] != "state":
+                    continue
+                if msg["outcome"] is not None:
+                    break
+                if msg["last"] is not None and msg["last"]["side"] == 1:
+                    moves += 1
+                if msg["to_move"] == 0:
+                    await ws.send(json.dumps({"t": "move", "room": r["room"],
+                                              "version": msg["version"],
+                                              "move": rng.choice(msg["legal"])["move"],
+                                              "id": f"c{msg['version']}"}))
+    return moves
 
 
 if __name__ == "__main__":
