@@ -49,31 +49,40 @@ class Budget(NamedTuple):
 
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
-    "sowing": {
+    "kalah": {
         "beginner": Budget(nodes=400, seconds=0.25, depth=2, noise=3.0),
-        "intermediate": Budget(nodes=2_000, seconds=0.5),
-        "advanced": Budget(nodes=20_000, seconds=1.0),
-        "expert": Budget(nodes=150_000, seconds=3.0),
+        "intermediate": Budget(nodes=1_000, seconds=0.5, depth=4, noise=1.0),
+        "advanced": Budget(nodes=15_000, seconds=1.0),
+        "expert": Budget(nodes=250_000, seconds=3.0),
+    },
+    "oware": {
+        "beginner": Budget(nodes=400, seconds=0.25, depth=2, noise=3.0),
+        "intermediate": Budget(nodes=1_000, seconds=0.5, depth=4, noise=1.0),
+        "advanced": Budget(nodes=15_000, seconds=1.0),
+        "expert": Budget(nodes=120_000, seconds=3.0),
     },
     "bao": {
         "beginner": Budget(nodes=200, seconds=0.25, depth=1, noise=3.0),
-        "intermediate": Budget(nodes=300, seconds=0.5),
-        "advanced": Budget(nodes=3_000, seconds=1.0),
-        "expert": Budget(nodes=15_000, seconds=3.0),
+        "intermediate": Budget(nodes=300, seconds=0.5, depth=3, noise=1.0),
+        "advanced": Budget(nodes=5_000, seconds=1.0),
+        "expert": Budget(nodes=40_000, seconds=3.0),
     },
 }
 HINT: dict[str, Budget] = {
-    "sowing": Budget(nodes=60_000, seconds=0.5),
-    "bao": Budget(nodes=3_000, seconds=0.5),
+    "kalah": Budget(nodes=60_000, seconds=0.5),
+    "oware": Budget(nodes=60_000, seconds=0.5),
+    "bao": Budget(nodes=10_000, seconds=0.5),
 }
 
 
 def family(game: Any) -> str:
-    """``"sowing"`` (Kalah, Oware) or ``"bao"``."""
+    """``"kalah"``, ``"oware"`` or ``"bao"``: the key of ``BUDGETS`` and ``HINT``."""
     if isinstance(game, Bao):
         return "bao"
-    if isinstance(game, (Kalah, Oware)):
-        return "sowing"
+    if isinstance(game, Kalah):
+        return "kalah"
+    if isinstance(game, Oware):
+        return "oware"
     raise TypeError(f"no computer player for {game!r}")
 
 

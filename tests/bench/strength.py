@@ -1,0 +1,180 @@
+"""Strength of the computer levels: each level against the one below, per game.
+
+    .venv/bin/python tests/bench/strength.py [--games 200] [--jobs 2] [--profiles kalah oware …]
+        [--pairs beginner:intermediate intermediate:advanced …] [--opening 4] [--bao-mcts N]
+
+For each profile and each pairing (lower:upper), ``--games`` games are played (200 by
+default): game ``2k`` and ``2k+1`` start from the same random opening (``--opening`` uniformly
+random plies from the start, drawn from the bench seed and ``k``) with the sides swapped, so
+sides alternate and each opening is played both ways. Every move is ``engine.ai.choose`` with
+a seed drawn from the game and ply. The score is the upper level's points (win 1, draw ½) per
+game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
+(``time.process_time`` of the worker, so other work on a shared machine does not count) and
+the wall-clock mean, and how many moves hit the level's wall-clock cap (none should: the node
+budget is meant to bind first, which is what keeps a level deterministic).
+
+``--bao-mcts N`` instead plays, per Bao profile, the advanced alpha-beta against UCT with
+random playouts (``engine.ai_bao.mcts``) given ``N`` playouts per move (pick ``N`` so both use
+about the same time per move; the times are printed): how the Bao search was chosen.
+
+Games run in ``--jobs`` worker processes. A game still going after ``--max-plies`` plies is
+scored a draw and counted in the ``capped`` column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import engine
+from engine import ai, ai_bao
+
+PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
+PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
+
+
+def load(spec: str) -> Any:
+    name, _, opts = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = (value.lower() == "true" if value.lower() in ("true", "false")
+                        else int(value) if value.isdigit() else value)
+    return engine.load(name, **options)
+
+
+def opening(game: Any, plies: int, seed: int) -> Any:
+    """A live position ``plies`` random moves from the start (redrawn if a game ends)."""
+    rng = random.Random(seed)
+    while True:
+        state = game.start()
+        for _ in range(plies):
+            moves = game.legal_moves(state)
+            if not moves:
+                break
+            state = game.play(state, rng.choice(moves))
+        if game.legal_moves(state):
+            return state
+
+
+def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
+    if who.startswith("mcts"):
+        n = int(who.split("=")[1])
+        return ai_bao.mcts(game, state, n, time.perf_counter() + 30, random.Random(seed)).move
+    return ai.choose(game, state, who, seed)
+
+
+def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
+    spec, lower, upper, index, opening_plies, bench_seed, max_plies = task
+    game = load(spec)
+    state = opening(game, opening_plies, hash((bench_seed, spec, index // 2)) & 0xFFFFFFFF)
+    upper_side = (game.to_move(state) + index) % 2  # the pair plays each opening both ways
+    names = {upper_side: upper, 1 - upper_side: lower}
+    cpu: dict[str, list[float]] = {lower: [], upper: []}
+    wall: dict[str, list[float]] = {lower: [], upper: []}
+    capped = {lower: 0, upper: 0}
+    plies = 0
+    while game.legal_moves(state) and plies < max_plies:
+        who = names[game.to_move(state)]
+        c0, w0 = time.process_time(), time.perf_counter()
+        move = player_move(game, state, who, hash((bench_seed, index, plies)) & 0xFFFFFFFF)
+        cpu[who].append(time.process_time() - c0)
+        wall[who].append(time.perf_counter() - w0)
+        if not who.startswith("mcts") and wall[who][-1] >= _cap(game, who):
+            capped[who] += 1
+        state = game.play(state, move)
+        plies += 1
+    out = game.outcome(state)
+    if out is None or out.winner is None:
+        points = 0.5
+    else:
+        points = 1.0 if out.winner == upper_side else 0.0
+    return {"spec": spec, "pair": f"{lower}:{upper}", "points": points, "plies": plies,
+            "unfinished": out is None, "cpu": cpu, "wall": wall, "capped": capped,
+            "upper_side": upper_side}
+
+
+def _cap(game: Any, level: str) -> float:
+    return ai.BUDGETS[ai.family(game)][level].seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profiles", nargs="+", default=PROFILES)
+    ap.add_argument("--pairs", nargs="+", default=PAIRS)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--opening", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-plies", type=int, default=1000)
+    ap.add_argument("--bao-mcts", type=int, default=0,
+                    help="play advanced alpha-beta against MCTS with this many playouts")
+    ap.add_argument("--json", help="append one line of results per pairing to this file")
+    args = ap.parse_args()
+    pairs = [p.split(":") for p in args.pairs]
+    if args.bao_mcts:
+        pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
+        args.profiles = [p for p in args.profiles if p.startswith("bao")]
+    tasks = [(spec, lo, up, i, args.opening, args.seed, args.max_plies)
+             for spec in args.profiles for lo, up in pairs for i in range(args.games)]
+    print(f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
+          f"seed {args.seed}", flush=True)
+    print(f"{'profile':18} {'pair':24} {'games':>5} {'W-D-L':>11} {'score':>6} "
+          f"{'plies':>5} {'capped':>6}  cpu ms/move mean/max (wall mean), lower | upper",
+          flush=True)
+    results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    expected = {(spec, f"{lo}:{up}"): args.games for spec in args.profiles for lo, up in pairs}
+    t0 = time.time()
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(args.jobs) as pool:
+        for r in pool.imap_unordered(play_game, tasks, chunksize=1):
+            key = (r["spec"], r["pair"])
+            results[key].append(r)
+            if len(results[key]) == expected[key]:
+                report(key, results[key], args.json)
+    print(f"# done in {time.time() - t0:.0f} s", flush=True)
+
+
+def report(key: tuple[str, str], games: list[dict[str, Any]], path: str | None) -> None:
+    spec, pair = key
+    lower, upper = pair.split(":")
+    pts = [g["points"] for g in games]
+    w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
+    score = 100 * sum(pts) / len(pts)
+    plies = sum(g["plies"] for g in games) / len(games)
+    capped = sum(g["capped"][lower] + g["capped"][upper] for g in games)
+    unfinished = sum(g["unfinished"] for g in games)
+
+    def times(level: str) -> tuple[float, float, float]:
+        cpu = [t for g in games for t in g["cpu"][level]]
+        wall = [t for g in games for t in g["wall"][level]]
+        if not cpu:
+            return 0.0, 0.0, 0.0
+        return 1000 * sum(cpu) / len(cpu), 1000 * max(cpu), 1000 * sum(wall) / len(wall)
+
+    tl, tu = times(lower), times(upper)
+    print(f"{spec:18} {pair:24} {len(games):5} {f'{w}-{d}-{lo}':>11} {score:5.1f}% "
+          f"{plies:5.0f} {capped:6}  {tl[0]:.1f}/{tl[1]:.0f} ({tl[2]:.1f}) | "
+          f"{tu[0]:.1f}/{tu[1]:.0f} ({tu[2]:.1f})"
+          + (f"  [{unfinished} stopped at the ply limit]" if unfinished else ""), flush=True)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"profile": spec, "pair": pair, "games": len(games), "wins": w,
+                                "draws": d, "losses": lo, "score": round(score, 1),
+                                "plies": round(plies, 1), "capped": capped,
+                                "cpu_ms_lower": round(tl[0], 2), "cpu_ms_upper": round(tu[0], 2),
+                                "max_ms_lower": round(tl[1], 1), "max_ms_upper": round(tu[1], 1)})
+                    + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""The advanced level against DeepMind OpenSpiel's MCTS bot, in Kalah and Oware.
+
+    /work/ospvenv/bin/python tests/bench/vs_openspiel.py [--games 200] [--jobs 2]
+        [--games-list kalah oware] [--sims auto|N] [--level advanced]
+
+OpenSpiel is not a dependency of nyumba: install it in a separate virtualenv together with
+msgspec (the engine's one import) and run this file with that Python, e.g.
+``python3.11 -m venv /work/ospvenv && /work/ospvenv/bin/pip install open_spiel msgspec``. The
+repository is put on ``sys.path`` here, so ``engine`` imports from the working tree. Without
+``pyspiel`` the bench says so and exits 0 (it is a benchmark, not part of the test suite).
+
+The opponent is OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) with a C++ random-rollout evaluator
+(``pyspiel.RandomRolloutEvaluator``, one rollout per leaf), UCT constant 2 and solving on, as
+in OpenSpiel's own ``examples/mcts.py``. ``--sims auto`` sets its simulation count so that its
+CPU time per move matches ours: it times the advanced level on positions from a few random
+games, times the bot on the same positions, and scales. Both sides' CPU time per move over the
+match is printed, so the match of times can be checked.
+
+Games: OpenSpiel's ``mancala`` is Kalah (six pits, four seeds, capture only opposite a
+non-empty pit, the game ends when a side is empty and each side keeps its own seeds): our
+``kalah`` profile with its defaults. Its ``oware`` is Abapa with the grand-slam, feeding and
+repetition rules of our ``oware``; one difference, checked to change no result: when the
+player to move cannot feed an empty opponent, OpenSpiel ends the game at once, ours one ply
+later by O10 with the same seeds to the same player (``settle``). Move mapping: Kalah, OpenSpiel's board is ring-ordered with
+North's store at 0, so our ring field ``r`` is its index ``r + 1`` and a move is that index;
+Oware, an action is the pit index 0–5 counted from the mover's left, so our move is
+``6 * player + action``. ``--check N`` replays N random games through both engines and compares
+boards, scores, player to move and result after every ply before the match starts.
+
+Sides alternate (game ``2k`` and ``2k+1`` share a two-ply random opening with the sides
+swapped). Score: our points (win 1, draw ½) per game; the target is ≥ 75 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+try:
+    import pyspiel
+except ImportError:  # pragma: no cover - depends on the machine
+    pyspiel = None
+
+import engine
+from engine import ai
+from engine import kalah as K
+
+OSP_NAME = {"kalah": "mancala", "oware": "oware"}
+
+
+def to_osp(profile: str, move: int) -> int:
+    if profile == "kalah":
+        return K.RING[move] + 1
+    return move % 6
+
+
+def from_osp(profile: str, action: int, player: int) -> int:
+    if profile == "kalah":
+        return K.MOVE_OF[action - 1]
+    return 6 * player + action
+
+
+def osp_board(profile: str, s: Any) -> tuple[list[int], tuple[int, int], int]:
+    """(pits a–f A–F, (South, North) store or score, player to move) of an OpenSpiel state."""
+    if profile == "kalah":
+        v = [int(x) for x in s.observation_tensor(0)[:14]]
+        pits = v[1:7] + v[8:14]
+        return pits, (v[7], v[0]), int(s.observation_tensor(0)[14])
+    words = s.observation_string(0).replace("|", " ").split()
+    player, s0, s1, pits = int(words[0]), int(words[1]), int(words[2]), [int(w) for w in words[3:]]
+    return pits, (s0, s1), player
+
+
+def same(profile: str, game: Any, state: Any, s: Any) -> bool:
+    """Do our state and OpenSpiel's show the same position?"""
+    if game.outcome(state) is not None or s.is_terminal():
+        return game.outcome(state) is not None and s.is_terminal()
+    pits, stores, player = osp_board(profile, s)
+    ours = state.stores if profile == "kalah" else state.scores
+    return pits == list(state.pits) and tuple(stores) == tuple(ours) and (
+        player == game.to_move(state) == s.current_player())
+
+
+def settle(game: Any, state: Any, s: Any) -> Any:
+    """OpenSpiel's Oware ends the game as soon as the player to move cannot feed an empty
+    opponent (taking the seeds left); ours plays that move and ends it by O10 one ply later,
+    with the same seeds to the same player whichever move is played. Play it."""
+    if s.is_terminal() and game.outcome(state) is None:
+        state = game.play(state, game.legal_moves(state)[0])
+        assert game.outcome(state) is not None, game.describe(state)
+    return state
+
+
+def result_matches(game: Any, state: Any, s: Any) -> bool:
+    o = game.outcome(state)
+    r = s.returns()
+    winner = None if r[0] == r[1] else 0 if r[0] > r[1] else 1
+    return o is not None and o.winner == winner
+
+
+def check(profile: str, games: int, seed: int) -> None:
+    """Replay random games through both engines; compare every ply."""
+    game = engine.load(profile)
+    og = pyspiel.load_game(OSP_NAME[profile])
+    rng = random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        state, s = game.start(), og.new_initial_state()
+        while game.legal_moves(state):
+            legal = sorted(from_osp(profile, a, s.current_player()) for a in s.legal_actions())
+            assert legal == sorted(game.legal_moves(state)), (game.describe(state), legal)
+            move = rng.choice(game.legal_moves(state))
+            state = game.play(state, move)
+            s.apply_action(to_osp(profile, move))
+            plies += 1
+            state = settle(game, state, s)
+            assert same(profile, game, state, s), (game.describe(state), str(s))
+        assert s.is_terminal() and result_matches(game, state, s), (game.describe(state), str(s))
+    print(f"# {profile}: {games} random games, {plies} plies: the same boards, moves and "
+          f"results in both engines", flush=True)
+
+
+def make_bot(profile: str, sims: int, seed: int) -> Any:
+    og = pyspiel.load_game(OSP_NAME[profile])
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    return og, pyspiel.MCTSBot(og, evaluator, 2.0, sims, 1000, True, seed, False)
+
+
+def sample_positions(profile: str, count: int, seed: int) -> list[list[int]]:
+    """Move lists reaching positions of random games (for calibration)."""
+    game = engine.load(profile)
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state, moves = game.start(), []
+        for _ in range(rng.randrange(0, 40)):
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            m = rng.choice(legal)
+            moves.append(m)
+            state = game.play(state, m)
+        if game.legal_moves(state):
+            out.append(moves)
+    return out
+
+
+def calibrate(profile: str, level: str, seed: int) -> tuple[int, float, float]:
+    """(simulations, our CPU s/move, bot CPU s/simulation) on sampled positions."""
+    game = engine.load(profile)
+    og, bot = make_bot(profile, 2000, seed)
+    ours = theirs = 0.0
+    sims = 0
+    for k, moves in enumerate(sample_positions(profile, 24, seed)):
+        state, s = game.start(), og.new_initial_state()
+        for m in moves:
+            state = game.play(state, m)
+            s.apply_action(to_osp(profile, m))
+        t = time.process_time()
+        ai.choose(game, state, level, k)
+        ours += time.process_time() - t
+        t = time.process_time()
+        bot.step(s)
+        theirs += time.process_time() - t
+        sims += 2000
+    per_move, per_sim = ours / 24, theirs / sims
+    return max(1, round(per_move / per_sim)), per_move, per_sim
+
+
+def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
+    profile, level, sims, index, seed = task
+    game = engine.load(profile)
+    og, bot = make_bot(profile, sims, hash((seed, index)) & 0x7FFFFFFF)
+    rng = random.Random(hash((seed, profile, index // 2)))
+    state, s = game.start(), og.new_initial_state()
+    for _ in range(2):  # the pair's opening
+        m = rng.choice(game.legal_moves(state))
+        state = game.play(state, m)
+        s.apply_action(to_osp(profile, m))
+    ours_side = (game.to_move(state) + index) % 2
+    t_ours: list[float] = []
+    t_bot: list[float] = []
+    plies = 0
+    while game.legal_moves(state):
+        t = time.process_time()
+        if game.to_move(state) == ours_side:
+            move = ai.choose(game, state, level, hash((seed, index, plies)) & 0xFFFFFFFF)
+            t_ours.append(time.process_time() - t)
+        else:
+            action = bot.step(s)
+            t_bot.append(time.process_time() - t)
+            move = from_osp(profile, action, s.current_player())
+        state = game.play(state, move)
+        s.apply_action(to_osp(profile, move))
+        plies += 1
+        state = settle(game, state, s)
+        if not same(profile, game, state, s):
+            raise AssertionError(f"engines disagree: {game.describe(state)} / {s}")
+    o = game.outcome(state)
+    assert result_matches(game, state, s)
+    points = 0.5 if o.winner is None else 1.0 if o.winner == ours_side else 0.0
+    return {"profile": profile, "points": points, "plies": plies, "ours": t_ours,
+            "bot": t_bot, "side": ours_side}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--games-list", nargs="+", default=["kalah", "oware"])
+    ap.add_argument("--sims", default="auto")
+    ap.add_argument("--level", default="advanced")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--check", type=int, default=200, help="random games to cross-check")
+    args = ap.parse_args()
+    if pyspiel is None:
+        print("vs_openspiel: skipped: open_spiel (pyspiel) is not importable in this Python; "
+              "install it in a separate venv with msgspec and run this file with that Python")
+        return
+    for profile in args.games_list:
+        if args.check:
+            check(profile, args.check, args.seed)
+        if args.sims == "auto":
+            sims, per_move, per_sim = calibrate(profile, args.level, args.seed)
+            print(f"# {profile}: {args.level} takes {1000 * per_move:.1f} ms CPU per move on "
+                  f"sampled positions; MCTS {1e6 * per_sim:.1f} µs CPU per simulation: "
+                  f"{sims} simulations", flush=True)
+        else:
+            sims = int(args.sims)
+        tasks = [(profile, args.level, sims, i, args.seed) for i in range(args.games)]
+        t0 = time.time()
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(args.jobs) as pool:
+            results = list(pool.imap_unordered(play_game, tasks, chunksize=1))
+        pts = [r["points"] for r in results]
+        w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
+        ours = [t for r in results for t in r["ours"]]
+        bot = [t for r in results for t in r["bot"]]
+        as_south = [r["points"] for r in results if r["side"] == 0]
+        as_north = [r["points"] for r in results if r["side"] == 1]
+        print(f"{profile}: {len(pts)} games vs OpenSpiel MCTS ({sims} simulations): "
+              f"W-D-L {w}-{d}-{lo}, score {100 * sum(pts) / len(pts):.1f}% "
+              f"(South {100 * sum(as_south) / max(1, len(as_south)):.0f}%, "
+              f"North {100 * sum(as_north) / max(1, len(as_north)):.0f}%); "
+              f"CPU ms/move ours {1000 * sum(ours) / len(ours):.1f} "
+              f"(max {1000 * max(ours):.0f}), MCTS {1000 * sum(bot) / len(bot):.1f} "
+              f"(max {1000 * max(bot):.0f}); {sum(r['plies'] for r in results) / len(results):.0f}"
+              f" plies/game; {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
