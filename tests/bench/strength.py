@@ -52,7 +52,7 @@ def load(spec: str) -> Any:
     return engine.load(name, **options)
 
 
-def opening(game: Any, plies: int, seed: int) -> Any:
+def opening(game: Any, plies: int, seed: str) -> Any:
     """A live position ``plies`` random moves from the start (redrawn if a game ends)."""
     rng = random.Random(seed)
     while True:
@@ -76,7 +76,8 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
 def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     spec, lower, upper, index, opening_plies, bench_seed, max_plies = task
     game = load(spec)
-    state = opening(game, opening_plies, hash((bench_seed, spec, index // 2)) & 0xFFFFFFFF)
+    state = opening(game, opening_plies, f"{bench_seed}/{spec}/{index // 2}")  # not hash():
+    # str hashes differ per process
     upper_side = (game.to_move(state) + index) % 2  # the pair plays each opening both ways
     names = {upper_side: upper, 1 - upper_side: lower}
     cpu: dict[str, list[float]] = {lower: [], upper: []}
@@ -86,7 +87,7 @@ def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     while game.legal_moves(state) and plies < max_plies:
         who = names[game.to_move(state)]
         c0, w0 = time.process_time(), time.perf_counter()
-        move = player_move(game, state, who, hash((bench_seed, index, plies)) & 0xFFFFFFFF)
+        move = player_move(game, state, who, (bench_seed * 1_000_003 + index) * 4096 + plies)
         cpu[who].append(time.process_time() - c0)
         wall[who].append(time.perf_counter() - w0)
         if not who.startswith("mcts") and wall[who][-1] >= _cap(game, who):

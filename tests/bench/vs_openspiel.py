@@ -177,8 +177,8 @@ def calibrate(profile: str, level: str, seed: int) -> tuple[int, float, float]:
 def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
     profile, level, sims, index, seed = task
     game = engine.load(profile)
-    og, bot = make_bot(profile, sims, hash((seed, index)) & 0x7FFFFFFF)
-    rng = random.Random(hash((seed, profile, index // 2)))
+    og, bot = make_bot(profile, sims, (seed * 1_000_003 + index) & 0x7FFFFFFF)
+    rng = random.Random(f"{seed}/{profile}/{index // 2}")  # not hash(): per-process for str
     state, s = game.start(), og.new_initial_state()
     for _ in range(2):  # the pair's opening
         m = rng.choice(game.legal_moves(state))
@@ -191,7 +191,7 @@ def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
     while game.legal_moves(state):
         t = time.process_time()
         if game.to_move(state) == ours_side:
-            move = ai.choose(game, state, level, hash((seed, index, plies)) & 0xFFFFFFFF)
+            move = ai.choose(game, state, level, (seed * 1_000_003 + index) * 4096 + plies)
             t_ours.append(time.process_time() - t)
         else:
             action = bot.step(s)
