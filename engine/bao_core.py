@@ -210,6 +210,9 @@ def run(
             log.append(("pass", p))
         return Summary(PASSED, -1, 0, 0, False, 0, 0, kind, namua)
     limit = rules.lap_limit
+    # N8 cuts a move off at the end of its limit-th lap after the first, whatever that lap's
+    # end would do next; K6 judges the end first (a winning capture still counts).
+    cut = limit if rules.endless == "safety-stop" else 1 << 30
     captures = 0
     choice = False
     placed = 0
@@ -243,6 +246,9 @@ def run(
             v = b[base + pos]
             if v == 1:  # B8.1
                 status = EMPTY
+                break
+            if laps >= cut:  # N8
+                status = ENDLESS
                 break
             if capturing and pos < 8 and b[ob + 7 - pos]:
                 pending_capture = True  # B8.2
