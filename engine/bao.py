@@ -430,8 +430,9 @@ def _steps(entry: tuple[Any, ...]) -> list[Step]:
             pos = (pos + d) & 15
             out.append(Step("sow", pit=NAMES[base + pos], seeds=1, player=p))
         return out
-    if what == "place":
-        return [Step("place", pit=NAMES[entry[1]], seeds=1, player=entry[2])]
+    if what == "place":  # a hand seed; a profile rule may name itself (N5: "nyakua")
+        note = entry[3] if len(entry) > 3 else None
+        return [Step("place", pit=NAMES[entry[1]], seeds=1, player=entry[2], note=note)]
     if what == "lift":
         _, i, n, note = entry
         lift = Step("lift", pit=NAMES[i], seeds=n, player=i >> 4)

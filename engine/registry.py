@@ -56,6 +56,8 @@ _PROFILES: dict[str, Profile] = {
             "bao",
             (Option("takasia", False, (False, True), "Takasia blocks a threatened pit (J2, K5)"),),
         ),
+        # N1: no takasia, so no option; the family module is the Bao core with the N rules.
+        Profile("bao-nakakamado-a", "Bao Nakakamado (NYAKUA proposal A)", "bao_nakakamado"),
     )
 }
 
