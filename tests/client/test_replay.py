@@ -1,8 +1,8 @@
 """Replay of a finished game, and the record's download/upload round trip.
 
-The replay view draws what ``POST /api/replay`` returns for a record. Until the server has that
-endpoint (it comes with the records issue), the test answers it in the browser's network layer
-with the same shape, computed by the engine, so the client's side is still exercised."""
+The replay view draws what ``POST /api/replay`` returns for a record. Where a server lacks that
+endpoint, the test answers it in the browser's network layer with the same shape, computed by
+the engine, so the client's side is still exercised."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import json
 
 import httpx
 import msgspec
+import pytest
 
 import engine
-from clientkit import counts, play_out, start_game
+from clientkit import counts, play_first, play_out, start_game, wait_settled
 
 
 def replay_states(record: dict) -> dict:
@@ -131,3 +132,31 @@ def test_bad_record_upload_is_refused_in_words(open_page, live_server, tmp_path)
     page.wait_for_selector("#replay-error:not([hidden])")
     assert "Could not replay that record" in page.inner_text("#replay-error")
     assert not page.is_visible("#replay")
+
+
+def test_unfinished_nakakamado_record_round_trip(open_page, live_server, tmp_path):
+    """Bao Nakakamado's record is the trial app's own file (N9); it too goes down and back up."""
+    if "bao-nakakamado-a" not in {p.name for p in engine.profiles()}:
+        pytest.skip("Bao Nakakamado is not registered yet")
+    ctx = open_page.context()
+    serve_replay_if_missing(ctx, live_server)
+    page = open_page(ctx)
+    start_game(page, "bao-nakakamado-a", mode="local")
+    for _ in range(6):
+        before = page.get_attribute("#app", "data-version")
+        play_first(page)
+        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        wait_settled(page)
+    board = counts(page)
+    with page.expect_download() as download:
+        page.click("#download")
+    path = tmp_path / "nakakamado.json"
+    download.value.save_as(path)
+    page.goto("/")
+    page.set_input_files("#record-file", str(path))
+    box = page.locator("#replay")
+    box.wait_for()
+    assert box.get_attribute("data-count") == "7"
+    box.locator(".replay-last").click()
+    page.wait_for_selector("#replay[data-index='6']")
+    assert counts_in(page, "#replay") == board
