@@ -119,3 +119,37 @@ def test_a_room_that_does_not_exist_says_so(open_page):
     assert "does not exist" in page.inner_text("#conn")
     assert page.is_visible("#new-game")
     assert page.locator(".pit").count() == 0
+
+
+def test_results_in_words(open_page):
+    """The result line for endings that are hard to reach by play (words.js, in the page)."""
+    page = open_page(path="/")
+    page.wait_for_selector("body[data-ready='1']")
+    said = page.evaluate("""async () => {
+        const w = await import('/static/words.js');
+        const i18n = await import('/static/i18n.js');
+        const side = (n) => i18n.t(`side.${n}`);
+        const say = (outcome, sides = []) => w.resultText({outcome, to_move: null}, sides, side);
+        const out = {
+            safety: say({winner: null, reason: "relay-limit", adjudication: "safety-stop"}),
+            resigned: say({winner: 1, reason: "resignation", adjudication: "resignation"}, [0]),
+            repetition: say({winner: 0, reason: "repetition", score: [25, 23], adjudication: "repetition"}),
+            draw: say({winner: null, reason: "side-empty", score: [18, 18]}),
+            choice: w.choiceLabels([{choice: "R"}, {choice: "R+"}, {choice: "L2"}]),
+            summary: w.lastMoveSummary({move: "a1R", side: 1, steps: [
+                {kind: "capture", pit: "A8", seeds: 3}, {kind: "place", pit: "a1", note: "nyakua", player: 1},
+                {kind: "stop", note: "relay-limit"}]}, side),
+        };
+        i18n.setLang("ja");
+        out.safetyJa = say({winner: null, reason: "relay-limit", adjudication: "safety-stop"});
+        i18n.setLang("en");
+        return out;
+    }""")
+    assert said["safety"].startswith("No winner.") and "safety stop (no winner)" in said["safety"]
+    assert said["resigned"].startswith("You lose.") and "South resigned." in said["resigned"]
+    assert "South wins. Score 25–23." in said["repetition"] and "repetition" in said["repetition"]
+    assert said["draw"].startswith("Draw. Score 18–18.")
+    assert said["choice"][0].endswith("stop at the nyumba") and "safari" in said["choice"][1]
+    assert "tax" in said["choice"][2]
+    assert said["summary"] == "Last move: North a1R — captured 3 · NYAKUA! · safety stop"
+    assert said["safetyJa"].startswith("勝者なし。")
