@@ -255,7 +255,8 @@ class Node:
         if now - conn.window_start >= self.settings.rate_window_ms / 1000:
             conn.window_start, conn.window_count = now, 0
         conn.window_count += 1
-        return conn.window_count > self.settings.rate_messages
+        # One connection holding both seats (a local room) plays for two people.
+        return conn.window_count > self.settings.rate_messages * max(1, len(conn.sides))
 
     async def handle(self, conn: Conn, data: bytes | str) -> bool:
         """Answer one message. False: the connection must be closed (abuse)."""
