@@ -37,7 +37,7 @@ from engine.bao import Bao
 from engine.kalah import Kalah
 from engine.oware import Oware
 
-LEVELS = ("beginner", "intermediate", "advanced", "expert")
+LEVELS = ("beginner", "intermediate", "advanced")
 
 
 class Budget(NamedTuple):
@@ -50,22 +50,19 @@ class Budget(NamedTuple):
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
     "kalah": {
-        "beginner": Budget(nodes=400, seconds=0.25, depth=2, noise=3.0),
-        "intermediate": Budget(nodes=1_000, seconds=0.5, depth=4, noise=1.0),
-        "advanced": Budget(nodes=15_000, seconds=1.0),
-        "expert": Budget(nodes=250_000, seconds=3.0),
+        "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=3.0),
+        "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=1.0),
+        "advanced": Budget(nodes=15_000, seconds=2.0),
     },
     "oware": {
-        "beginner": Budget(nodes=400, seconds=0.25, depth=2, noise=3.0),
-        "intermediate": Budget(nodes=1_000, seconds=0.5, depth=4, noise=1.0),
-        "advanced": Budget(nodes=15_000, seconds=1.0),
-        "expert": Budget(nodes=120_000, seconds=3.0),
+        "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=3.0),
+        "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=1.0),
+        "advanced": Budget(nodes=15_000, seconds=2.0),
     },
     "bao": {
-        "beginner": Budget(nodes=200, seconds=0.25, depth=1, noise=3.0),
-        "intermediate": Budget(nodes=300, seconds=0.5, depth=3, noise=1.0),
-        "advanced": Budget(nodes=5_000, seconds=1.0),
-        "expert": Budget(nodes=40_000, seconds=3.0),
+        "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=5.0),
+        "intermediate": Budget(nodes=300, seconds=1.0, depth=2, noise=1.5),
+        "advanced": Budget(nodes=5_000, seconds=2.0),
     },
 }
 HINT: dict[str, Budget] = {
@@ -111,8 +108,8 @@ def _search(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]
         raise ValueError("no legal move: the game is over")
     deadline = time.perf_counter() + budget.seconds
     rng = random.Random(seed)
-    kw: dict[str, Any] = dict(nodes=budget.nodes, deadline=deadline, max_depth=budget.depth,
-                              rng=rng, noise=budget.noise)
+    kw: dict[str, Any] = {"nodes": budget.nodes, "deadline": deadline,
+                          "max_depth": budget.depth, "rng": rng, "noise": budget.noise}
     if len(moves) == 1:
         return moves[0], None
     if isinstance(game, Kalah):

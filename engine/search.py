@@ -9,7 +9,11 @@ family's own rules function (``engine.kalah._play``, ``engine.oware._play`` and
 Values are from the point of view of the player to move at a node. A Kalah extra turn (K5)
 leaves the same player to move, so that child's value is taken as it is, with the same
 window; every other child is negated with the window flipped. The rule is read off the
-boards (``child & 1 == board & 1``), never assumed, so it holds for any family.
+boards (``child & 1 == board & 1``), never assumed, so it holds for any family. An extra
+turn costs no depth (the same player's move goes on), and past the horizon a quiescence search
+follows extra turns and captures for up to ``QUIESCE`` plies (Kalah). Kalah's evaluation is
+the store difference (a store past half the seeds is a win); Oware's is 4 × the captured
+difference plus the difference of seeds on each side.
 
 Oware's repetition rule (O11) depends on the path, not only the board: the search carries the
 set of boards since the last capture (the game's own history at the root, then the moves of
@@ -39,6 +43,8 @@ WIN = 10_000  # a decided game is worth WIN plus the final margin
 INF = 1 << 30
 EXACT, LOWER, UPPER = 0, 1, 2
 OVER = sw.OVER
+XT = 0  # depth an extra turn costs (Kalah): none, it is the same player's move going on
+QUIESCE = 6  # Kalah: plies of extra turns and captures followed past the horizon
 
 
 class _Stop(Exception):
@@ -63,12 +69,15 @@ class Result:
 # -- Kalah ----------------------------------------------------------------------------------
 
 _KSH = K.SH
-_KPITS = (tuple(range(0, 6)), tuple(range(7, 13)))
+_KPITS = (tuple(range(6)), tuple(range(7, 13)))
 
 
 def kalah_weights(total: int) -> tuple[int, int]:
-    """(store weight, pit weight) of the Kalah evaluation, in quarter seeds."""
-    return 4, 1
+    """(store weight, pit weight) of the Kalah evaluation, in quarter seeds.
+
+    Measured against OpenSpiel's MCTS (``tests/bench/vs_openspiel.py``, 100 games each at
+    10,863 simulations): stores 4 and own-side seeds 1 scored 68 %, stores alone 76.5 %."""
+    return 1, 0
 
 
 def search_kalah(
@@ -80,6 +89,7 @@ def search_kalah(
     max_depth: int = 64,
     rng: random.Random | None = None,
     noise: float = 0.0,
+    quiesce: int = QUIESCE,
 ) -> Result:
     """Best ring pit to sow for the player to move on Kalah packed board ``b`` (not over).
 
@@ -90,7 +100,6 @@ def search_kalah(
     play = K._play
     sh = _KSH
     s0, s1 = sh[6], sh[13]
-    south, north = K.SOUTH, K.NORTH
     half = total // 2
     ws, wp = kalah_weights(total)
     tt: dict[int, tuple[int, int, int, int]] = {}
@@ -104,9 +113,11 @@ def search_kalah(
             return (WIN + a - c) * 4 if not x & 1 else -(WIN + a - c) * 4
         if c > half:
             return (WIN + c - a) * 4 if x & 1 else -(WIN + c - a) * 4
-        pa = sum(x >> sh[r] & 255 for r in range(6))
-        pn = total - a - c - pa
-        v = ws * (a - c) + wp * (pa - pn)
+        if wp:
+            pa = sum(x >> sh[r] & 255 for r in range(6))
+            v = ws * (a - c) + wp * (2 * pa + a + c - total)
+        else:
+            v = ws * (a - c)
         return -v if x & 1 else v
 
     def final(x: int) -> int:
@@ -130,6 +141,40 @@ def search_kalah(
         out.sort(reverse=True)
         return out
 
+    def qs(x: int, alpha: int, beta: int, left: int) -> int:
+        """Quiescence: past the horizon, follow only extra turns and captures."""
+        nonlocal count
+        count += 1
+        if count >= limit:
+            raise _Stop
+        stand = evaluate(x)
+        if stand >= beta or left <= 0 or abs(stand) >= WIN * 4:
+            return stand
+        alpha = max(alpha, stand)
+        p = x & 1
+        st = sh[13] if p else sh[6]
+        before = x >> st & 255
+        best = stand
+        for i in _KPITS[p]:
+            if not x >> sh[i] & 255:
+                continue
+            y = play(x, i, empty_capture)
+            if y & OVER:
+                v = final(y) if y & 1 == p else -final(y)
+            elif y & 1 == p:
+                v = qs(y, alpha, beta, left - 1)
+            elif (y >> st & 255) - before >= 2:  # a capture
+                v = -qs(y, -beta, -alpha, left - 1)
+            else:
+                continue
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        return best
+
     def ab(x: int, depth: int, alpha: int, beta: int) -> int:
         nonlocal count
         count += 1
@@ -138,6 +183,9 @@ def search_kalah(
         if not count & 511 and time.perf_counter() > deadline:
             raise _Stop
         if depth <= 0:
+            if quiesce:
+                count -= 1
+                return qs(x, alpha, beta, quiesce)
             return evaluate(x)
         a0 = alpha
         entry = tt.get(x)
@@ -169,7 +217,7 @@ def search_kalah(
             if y & OVER:
                 v = final(y) if y & 1 == p else -final(y)
             elif y & 1 == p:
-                v = ab(y, depth - 1, alpha, beta)
+                v = ab(y, depth - XT, alpha, beta)
             else:
                 v = -ab(y, depth - 1, -beta, -alpha)
             if v > best:
@@ -211,7 +259,6 @@ def search_oware(
     play, moves = O._play, O._moves
     sh = _OSH
     t0, t1 = sh[12], sh[13]
-    side = O.SIDE
     tt: dict[int, tuple[int, int, int, int]] = {}
     count = 0
     limit = nodes
@@ -355,7 +402,7 @@ def _deepen(
         if negated:
             return ab(y, depth - 1, alpha, beta)
         if y & 1 == p:
-            return ab(y, depth - 1, alpha, beta)
+            return ab(y, depth - XT, alpha, beta)
         return -ab(y, depth - 1, -beta, -alpha)
 
     if len(order) == 1:

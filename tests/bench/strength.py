@@ -17,6 +17,10 @@ budget is meant to bind first, which is what keeps a level deterministic).
 random playouts (``engine.ai_bao.mcts``) given ``N`` playouts per move (pick ``N`` so both use
 about the same time per move; the times are printed): how the Bao search was chosen.
 
+``--latency N`` instead times every level and the hint on ``N`` positions from random games
+per profile, one at a time in this process: CPU and wall milliseconds per move (mean, 99th
+percentile, max) and how many searches the wall-clock cap stopped before the node budget.
+
 Games run in ``--jobs`` worker processes. A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
 """
@@ -39,7 +43,7 @@ import engine
 from engine import ai, ai_bao
 
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
-PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
+PAIRS = ["beginner:intermediate", "intermediate:advanced"]
 
 
 def load(spec: str) -> Any:
@@ -108,6 +112,39 @@ def _cap(game: Any, level: str) -> float:
     return ai.BUDGETS[ai.family(game)][level].seconds
 
 
+def latency(profiles: list[str], count: int) -> None:
+    """Time each level and the hint on positions from random games (see the docstring)."""
+    print(f"{'profile':18} {'level':13} {'cpu mean/p99/max ms':>22} {'wall mean/p99/max ms':>22}"
+          f" {'cap s':>5} {'capped':>6}", flush=True)
+    for spec in profiles:
+        game = load(spec)
+        rng = random.Random(f"latency/{spec}")
+        states = []
+        while len(states) < count:
+            state = opening(game, rng.randrange(0, 60), f"latency/{spec}/{len(states)}")
+            states.append(state)
+        fam = ai.family(game)
+        for level in (*ai.LEVELS, "hint"):
+            budget = ai.HINT[fam] if level == "hint" else ai.BUDGETS[fam][level]
+            cpu, wall, capped = [], [], 0
+            for k, state in enumerate(states):
+                c0, w0 = time.process_time(), time.perf_counter()
+                _, result = ai.analyse(game, state, budget, k)
+                cpu.append(1000 * (time.process_time() - c0))
+                wall.append(1000 * (time.perf_counter() - w0))
+                if result is not None and result.nodes < budget.nodes - 1 and (
+                        wall[-1] >= 1000 * budget.seconds):
+                    capped += 1
+
+            def stats(xs: list[float]) -> str:
+                xs = sorted(xs)
+                return (f"{sum(xs) / len(xs):.1f}/{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:.0f}"
+                        f"/{xs[-1]:.0f}")
+
+            print(f"{spec:18} {level:13} {stats(cpu):>22} {stats(wall):>22} "
+                  f"{budget.seconds:5.2f} {capped:6}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profiles", nargs="+", default=PROFILES)
@@ -120,7 +157,12 @@ def main() -> None:
     ap.add_argument("--bao-mcts", type=int, default=0,
                     help="play advanced alpha-beta against MCTS with this many playouts")
     ap.add_argument("--json", help="append one line of results per pairing to this file")
+    ap.add_argument("--latency", type=int, default=0,
+                    help="time every level and the hint on this many positions per profile")
     args = ap.parse_args()
+    if args.latency:
+        latency(args.profiles, args.latency)
+        return
     pairs = [p.split(":") for p in args.pairs]
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
