@@ -149,16 +149,18 @@ async def run_games(base, ws_urls, rooms, seconds, rate):
     return counter[0], elapsed, sorted(rtts)
 
 
-async def idle_sockets(ws_urls, base, n):
+async def idle_sockets(ws_urls, base, n, per_room=32):
+    """``n`` joined, idle sockets, ``per_room`` to a room (rooms cap their sockets)."""
     socks = []
     async with httpx.AsyncClient() as http:
-        room = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()["room"]
-    for i in range(n):
-        ws = await connect(ws_urls[i % len(ws_urls)])
-        await ws.send(json.dumps({"t": "join", "room": room}))
-        await ws.recv()
-        await ws.recv()
-        socks.append(ws)
+        for i in range(n):
+            if i % per_room == 0:
+                room = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()["room"]
+            ws = await connect(ws_urls[i % len(ws_urls)])
+            await ws.send(json.dumps({"t": "join", "room": room}))
+            assert json.loads(await ws.recv())["t"] == "welcome"
+            await ws.recv()
+            socks.append(ws)
     return socks
 
 
