@@ -77,11 +77,12 @@ class Player:
 
 
 async def open_room(base: str, ws_urls: list[str], idx: int) -> tuple[str, list[Player], list]:
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(timeout=120) as http:
         r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
     players, tasks = [], []
     for side, token in ((0, r["token"]), (1, None)):
-        ws = await connect(ws_urls[(idx + side) % len(ws_urls)], max_size=2**20)
+        ws = await connect(ws_urls[(idx + side) % len(ws_urls)], max_size=2**20,
+                           open_timeout=120)
         await ws.send(json.dumps({"t": "join", "room": r["room"], "token": token}))
         p = Player(ws)
         tasks.append(asyncio.create_task(p.reader()))
@@ -123,9 +124,9 @@ async def play_room(room: str, players: list[Player], until: float, rate: float,
 
 async def run_games(base, ws_urls, rooms, seconds, rate):
     opened = []
-    for batch in range(0, rooms, 100):
+    for batch in range(0, rooms, 50):
         opened += await asyncio.gather(
-            *(open_room(base, ws_urls, i) for i in range(batch, min(rooms, batch + 100))))
+            *(open_room(base, ws_urls, i) for i in range(batch, min(rooms, batch + 50))))
     rtts: list[float] = []
     counter = [0]
     rng = random.Random(1)
