@@ -60,7 +60,7 @@ BUDGETS: dict[str, dict[str, Budget]] = {
         "advanced": Budget(nodes=15_000, seconds=2.0),
     },
     "bao": {
-        "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=5.0),
+        "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=8.0),
         "intermediate": Budget(nodes=300, seconds=1.0, depth=2, noise=1.5),
         "advanced": Budget(nodes=5_000, seconds=2.0),
     },

@@ -6,7 +6,8 @@
 For each profile and each pairing (lower:upper), ``--games`` games are played (200 by
 default): game ``2k`` and ``2k+1`` start from the same random opening (``--opening`` uniformly
 random plies from the start, drawn from the bench seed and ``k``) with the sides swapped, so
-sides alternate and each opening is played both ways. Every move is ``engine.ai.choose`` with
+sides alternate and each opening is played both ways (opening moves that hand the opponent an
+immediate win are left out, see ``opening``). Every move is ``engine.ai.choose`` with
 a seed drawn from the game and ply. The score is the upper level's points (win 1, draw ½) per
 game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
@@ -40,8 +41,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
-from engine import ai, ai_bao
+from engine import ai, ai_bao, search
 
+WIN_VALUE = {"kalah": 4 * search.WIN, "oware": 4 * search.WIN, "bao": ai_bao.WIN}
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
 PAIRS = ["beginner:intermediate", "intermediate:advanced"]
 
@@ -57,7 +59,14 @@ def load(spec: str) -> Any:
 
 
 def opening(game: Any, plies: int, seed: str) -> Any:
-    """A live position ``plies`` random moves from the start (redrawn if a game ends)."""
+    """A live position ``plies`` random moves from the start (redrawn if a game ends).
+
+    Each move is drawn among those that do not lose by force within a short search
+    (``_hangs``): in Bao la Kujifunza a game can end on the third ply, and a random blunder
+    there decides the game for whichever side gets it, whatever the levels. Where no move
+    loses by force (in practice every opening of Kalah, Oware and Bao from K1's start) this is
+    a plain uniform draw.
+    """
     rng = random.Random(seed)
     while True:
         state = game.start()
@@ -65,9 +74,23 @@ def opening(game: Any, plies: int, seed: str) -> Any:
             moves = game.legal_moves(state)
             if not moves:
                 break
-            state = game.play(state, rng.choice(moves))
+            safe = [m for m in moves if not _hangs(game, state, m)]
+            state = game.play(state, rng.choice(safe or moves))
         if game.legal_moves(state):
             return state
+
+
+def _hangs(game: Any, state: Any, move: Any) -> bool:
+    """Does ``move`` lose by force within a short search (3,000 nodes)?"""
+    me = game.to_move(state)
+    after = game.play(state, move)
+    out = game.outcome(after)
+    if out is not None:
+        return out.winner == 1 - me
+    if game.to_move(after) == me:
+        return False  # a Kalah extra turn: never a blunder at once
+    _, result = ai.analyse(game, after, ai.Budget(nodes=3_000, seconds=60.0), 0)
+    return result is not None and result.value >= WIN_VALUE[ai.family(game)]
 
 
 def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
