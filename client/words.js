@@ -3,8 +3,8 @@
 import { known, lang, t } from "./i18n.js";
 
 // "L" -> "◀ left (L)", "R+" -> "right (R) ▶ · safari …"; unknown words pass through.
-// L/R name a side as the player sees it: the direction of a sowing, or in a namua capture the
-// kichwa the captured seeds enter (B6), which the server does not yet tell apart.
+// L/R name the direction of a sowing; a namua capture comes as "kichwa-L"/"kichwa-R" (the
+// kichwa the captured seeds enter, B6), with " +" for safari.
 export function choiceWords(choice) {
   if (!choice) return "";
   if (known(`choice.${choice}`)) return t(`choice.${choice}`);
@@ -27,7 +27,8 @@ export function choiceLabels(moves) {
   const texts = moves.map((l) => l.choice || "");
   return texts.map((c) => {
     const words = choiceWords(c);
-    if (!c.includes("+") && texts.includes(`${c}+`)) return `${words} · ${t("choice.stop")}`;
+    const safari = texts.includes(`${c}+`) || texts.includes(`${c} +`);
+    if (!c.includes("+") && safari) return `${words} · ${t("choice.stop")}`;
     return words;
   });
 }

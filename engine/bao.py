@@ -213,13 +213,19 @@ class Bao:
             return "pass"
         return f"{move.pit}{move.side}{'2' if move.tax else ''}{'+' if move.safari else ''}"
 
-    def origin(self, move: Move) -> tuple[str | None, str]:
+    def origin(self, move: Move, state: State | None = None) -> tuple[str | None, str]:
         """The pit a player clicks for ``move`` and what tells it from the other moves
-        from that pit: ``L``/``R`` (direction, or kichwa in a namua capture), ``+`` for
-        safari, ``2`` for a tax; a pass has no pit."""
+        from that pit: ``L``/``R`` (direction), ``+`` for safari, ``2`` for a tax; a pass
+        has no pit. Given the position, a namua capture says ``kichwa-L``/``kichwa-R``
+        (the kichwa its seeds enter, B6/B10), with `` +`` for safari."""
         if not move.pit:
             return None, "pass"
-        return move.pit, self.notation(move)[len(move.pit):]
+        choice = self.notation(move)[len(move.pit):]
+        if state is not None and (state.hands[0] or state.hands[1]):
+            entry = self._table(state).raw.get(move)
+            if entry is not None and entry[4] == core.CAPTURE:
+                choice = f"kichwa-{move.side}" + (" +" if move.safari else "")
+        return move.pit, choice
 
     def parse(self, state: State, text: str) -> Move:
         if text == "pass":

@@ -135,14 +135,14 @@ def _steps(game, state, move) -> list[P.StepOut]:
 def legal_view(game, state) -> list[P.Legal]:
     """The legal moves with the pit a player clicks and the words that tell
     moves from the same pit apart. Games may say so themselves
-    (``game.origin(move) -> (pit, choice)``); otherwise the notation's pit
+    (``game.origin(move, state) -> (pit, choice)``); otherwise the notation's pit
     prefix is the pit."""
     origin = getattr(game, "origin", None)
     out = []
     for m in game.legal_moves(state):
         text = game.notation(m)
         if origin is not None:
-            pit, choice = origin(m)
+            pit, choice = origin(m, state)
         elif len(text) == 1:
             pit, choice = text, ""
         else:
