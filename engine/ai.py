@@ -9,20 +9,29 @@ Search per family (``engine.search`` for the sowing games, ``engine.ai_bao`` for
 
 - Kalah, Oware: alpha-beta (negamax, principal-variation windows at the root) with iterative
   deepening, a transposition table and move ordering, on packed boards with the family's own
-  rules function. Kalah extra turns keep the same player (no sign flip); Oware's repetition
-  rule is followed along every line searched. Evaluation: stores (Oware: captured seeds)
-  weigh 4, seeds on one's own side weigh 1; a Kalah store past half the seeds is a win.
+  rules function. A Kalah extra turn keeps the same player (no sign flip, no depth spent)
+  and a quiescence search follows extra turns and captures past the horizon; Oware's
+  repetition rule is followed along every line searched. Evaluation: Kalah, the store
+  difference (a store past half the seeds is a win); Oware, 4 × the captured difference plus
+  the difference of seeds on each side.
 - Bao: alpha-beta with iterative deepening, transposition table and move ordering on the Bao
   core's move simulation; evaluation: seeds owned (board and hand) weigh 4, front-row seeds
-  weigh 1. UCT with random playouts was measured against it at the same node budget and
-  lost (``tests/bench/strength.py --bao-mcts``), so the levels use alpha-beta.
+  weigh 1. UCT with random playouts (``ai_bao.mcts``) was measured against it at about the
+  same CPU time per move and lost in every profile (``tests/bench/strength.py --bao-mcts 80``,
+  100 games each: alpha-beta scored 99 % in Kiswahili, 70 % in Kujifunza, 97 % in
+  Nakakamado A), so the levels use alpha-beta.
 
 Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that binds first, a
 depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
 levels err) and a wall-clock cap, ``seconds``, as a safety net. The seed also orders equal
-root moves. Determinism holds while the node budget, not the cap, stops the search: on this
-machine (2 cores shared with other work) the budgets below take a fraction of their cap (see
-the figures in ``tests/bench/strength.py``), so the cap binds only on a badly overloaded host.
+root moves. Determinism holds while the node budget, not the cap, stops the search. On this
+machine (2 cores, shared) the advanced level takes 13–65 ms of CPU per move on average
+(worst about 0.2 s) against a 2 s cap, and the hint 40–190 ms (worst about 0.27 s) against
+0.5 s (``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
+host; a search the cap stops is still a good move, just not a reproducible one. There is no
+fourth, stronger level: ten times advanced's nodes scored about 66 % against it in Kalah, short
+of the 70 % a level must show over the one below, and a budget that clears it would take
+seconds a move.
 """
 
 from __future__ import annotations

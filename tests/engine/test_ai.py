@@ -8,7 +8,7 @@ against a plain minimax over the public API, and the hint.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -124,7 +124,7 @@ def _value(game, state, memo) -> int:
     return v
 
 
-@lru_cache(maxsize=None)
+@cache
 def _endgames(profile: str, seeds_left: int, count: int) -> list:
     game = engine.load(profile)
     rng = random.Random(7)
@@ -220,3 +220,28 @@ def test_search_does_not_change_the_game_state():
     before = game.describe(state)
     ai.choose(game, state, "advanced", seed=0)
     assert game.describe(state) == before
+
+
+def test_same_move_in_another_process():
+    """The server asks a worker process, whose string hashing differs: the move must not."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import engine, random\n"
+        "from engine import ai\n"
+        "for name in ('kalah', 'oware', 'bao-kiswahili', 'bao-kujifunza'):\n"
+        "    g = engine.load(name)\n"
+        "    s = g.start()\n"
+        "    r = random.Random(4)\n"
+        "    for _ in range(6):\n"
+        "        s = g.play(s, r.choice(g.legal_moves(s)))\n"
+        "    print(name, *(g.notation(ai.choose(g, s, lv, 9)) for lv in ai.LEVELS))\n"
+    )
+    outs = set()
+    for hashseed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=hashseed)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, check=True).stdout)
+    assert len(outs) == 1
