@@ -99,6 +99,7 @@ class Node:
         self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
         self._tasks: list[asyncio.Task] = []
         self._rebuilds: set[str] = set()
+        self._ticks = 0
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -511,29 +512,38 @@ class Node:
     async def tick(self) -> None:
         """Refresh this node's presence and the rooms' idle expiry; notice
         presence that ended elsewhere (a crashed node); resume computer seats
-        whose node went away."""
+        whose node went away. One pipelined round trip for all local rooms."""
         now = now_ms()
         score = now + self.settings.presence_ttl_ms
-        for room_id, conns in list(self.local.items()):
-            members: dict[str, int] = {}
-            for conn in conns:
-                members.update(conn.members(score))
-            created = self.created.get(room_id, now)
-            alive = await self.store.touch(room_id, members, self.expire_at(created, now))
-            if not alive:
-                for conn in list(conns):
-                    conn.send_msg(P.error("no-room", "The room has expired."))
-                continue
-            await self.store.prune_presence(room_id, now)
-            entries = await self.store.redis.zrange(self.store.presence_key(room_id), 0, -1,
-                                                    withscores=True)
-            cached = self.cache.get(room_id)
-            if cached is not None:
-                self.cache[room_id] = (cached[0], entries)
-            summary = _summary(presence_by_side(entries, now))
-            if summary != self.presence_seen.get(room_id):
-                self._schedule_rebuild(room_id)
-            self._maybe_computer(room_id, self.computer_side.get(room_id))
+        self._ticks += 1
+        prune = self._ticks % 12 == 1  # ended entries: about once a minute
+        rooms = list(self.local.items())
+        for start in range(0, len(rooms), 500):
+            batch = rooms[start:start + 500]
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                for room_id, conns in batch:
+                    members: dict[str, int] = {}
+                    for conn in conns:
+                        members.update(conn.members(score))
+                    created = self.created.get(room_id, now)
+                    self.store.touch_in(pipe, room_id, members, self.expire_at(created, now))
+                    pipe.zrange(self.store.presence_key(room_id), 0, -1, withscores=True)
+                results = await pipe.execute()
+            for i, (room_id, conns) in enumerate(batch):
+                alive, entries = results[2 * i], results[2 * i + 1]
+                if not alive:
+                    for conn in list(conns):
+                        conn.send_msg(P.error("no-room", "The room has expired."))
+                    continue
+                if prune:
+                    await self.store.prune_presence(room_id, now)
+                cached = self.cache.get(room_id)
+                if cached is not None:
+                    self.cache[room_id] = (cached[0], entries)
+                summary = _summary(presence_by_side(entries, now))
+                if summary != self.presence_seen.get(room_id):
+                    self._schedule_rebuild(room_id)
+                self._maybe_computer(room_id, self.computer_side.get(room_id))
 
     # the computer ------------------------------------------------------------
     def _maybe_computer(self, room_id: str, side: int | None) -> None:

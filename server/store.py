@@ -149,6 +149,15 @@ class Store:
         await self.redis.publish(self.channel(room_id), notice)
 
     # presence --------------------------------------------------------------
+    def touch_in(self, pipe: Any, room_id: str, members: dict[str, int],
+                 expire_at_ms: int) -> None:
+        """``touch`` queued on a pipeline (its result: 1 alive, 0 the room is gone)."""
+        args: list[Any] = [expire_at_ms]
+        for member, score in members.items():
+            args += [member, score]
+        # EVAL, not EVALSHA: a pipeline cannot reload a script a restarted store forgot.
+        pipe.eval(_TOUCH, 2, self.room_key(room_id), self.presence_key(room_id), *args)
+
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
         args: list[Any] = [expire_at_ms]
         for member, score in members.items():
