@@ -22,6 +22,20 @@ about the same time per move; the times are printed): how the Bao search was cho
 per profile, one at a time in this process: CPU and wall milliseconds per move (mean, 99th
 percentile, max) and how many searches the wall-clock cap stopped before the node budget.
 
+Last full run (200 games a pairing, 2 jobs, opening 4, seed 1; upper level's score; CPU ms a
+move of the upper level, mean/max; no move hit a wall-clock cap):
+
+    kalah             beginner:intermediate   183-3-14   92.2 %    1.6/8
+    kalah             intermediate:advanced   194-1-5    97.2 %   17.9/73
+    oware             beginner:intermediate   192-2-6    96.5 %    0.7/23
+    oware             intermediate:advanced   199-1-0    99.8 %   42.8/145
+    bao-kiswahili     beginner:intermediate   182-0-18   91.0 %    0.2/27
+    bao-kiswahili     intermediate:advanced   200-0-0   100.0 %   55.3/146
+    bao-kujifunza     beginner:intermediate   162-0-38   81.0 %    0.2/19
+    bao-kujifunza     intermediate:advanced   169-0-31   84.5 %   34.6/112
+    bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
+    bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
+
 Games run in ``--jobs`` worker processes. A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
 """

@@ -29,6 +29,11 @@ boards, scores, player to move and result after every ply before the match start
 
 Sides alternate (game ``2k`` and ``2k+1`` share a two-ply random opening with the sides
 swapped). Score: our points (win 1, draw ½) per game; the target is ≥ 75 %.
+
+Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
+
+    kalah  9,371 simulations: W-D-L 154-5-41, 78.2 %; CPU ms/move ours 19.2, MCTS 20.2
+    oware  2,160 simulations: W-D-L 188-2-10, 94.5 %; CPU ms/move ours 46.3, MCTS 36.4
 """
 
 from __future__ import annotations
