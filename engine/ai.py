@@ -122,6 +122,7 @@ def _search(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]
                           "max_depth": budget.depth, "rng": rng, "noise": budget.noise}
     if len(moves) == 1:
         return moves[0], None
+    result: Any
     if isinstance(game, Kalah):
         move, result = S.kalah_move(game, state, **kw)
     elif isinstance(game, Oware):

@@ -51,7 +51,7 @@ def options(game: B.Bao, node: Node) -> list[tuple[Any, ...]]:
     b, hands, owned, p, block = node
     rules = game.rules
     namua = bool(hands[0] or hands[1])
-    out = []
+    out: list[tuple[Any, ...]] = []
     illegal = rules.endless == "illegal"
     for kind, r, d, safari, b2, hands2, owned2, summary in core.expand(
         rules, b, hands, owned, p, block
@@ -250,7 +250,7 @@ def mcts(
                 rng.shuffle(t.untried)
             if t.untried:
                 move, child, value = t.untried.pop()
-                new = _Tree(child, None if child is None else None)
+                new = _Tree(child, None)
                 if child is None:
                     new.terminal = 1.0 if value > 0 else 0.0 if value < 0 else 0.5
                 t.children.append(new)

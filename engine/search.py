@@ -57,7 +57,7 @@ class Result:
     __slots__ = ("depth", "move", "nodes", "scores", "value")
 
     def __init__(self, move: int, value: int, depth: int, nodes: int,
-                 scores: dict[int, int]) -> None:
+                 scores: dict[int, float]) -> None:
         self.move, self.value, self.depth, self.nodes, self.scores = (
             move, value, depth, nodes, scores)
 
@@ -394,7 +394,7 @@ def _deepen(
             for _, i, _ in kids}
     order = [(i, y) for _, i, y in kids]
     best_move, best_value, depth_done = order[0][0], -INF, 0
-    scores: dict[int, int] = {}
+    scores: dict[int, float] = {}
 
     def value_of(y: int, depth: int, alpha: int, beta: int) -> int:
         if y & OVER:
@@ -408,13 +408,16 @@ def _deepen(
     if len(order) == 1:
         return Result(order[0][0], 0, 0, used(), {order[0][0]: 0})
     for depth in range(1, max_depth + 1):
-        it_best, it_value, it_scores = None, -INF, {}
+        it_best: int | None = None
+        it_value: float = -INF
+        it_scores: dict[int, float] = {}
         try:
             for k, (i, y) in enumerate(order):
+                v: float
                 if noise:
                     v = value_of(y, depth, -INF, INF) + bias[i]  # exact values, then noise
                 else:
-                    alpha = it_value
+                    alpha = int(it_value)
                     v = value_of(y, depth, alpha, INF) if k == 0 else value_of(
                         y, depth, alpha, alpha + 1)
                     if k and v > alpha:  # null-window test failed high: search exactly
@@ -426,6 +429,7 @@ def _deepen(
             if it_best is not None and order[0][0] in it_scores:
                 best_move, best_value = it_best, int(it_value)
             break
+        assert it_best is not None
         best_move, best_value, depth_done, scores = it_best, int(it_value), depth, it_scores
         order.sort(key=lambda iy: -it_scores[iy[0]])  # stable: best first for the next one
         if abs(best_value) >= WIN * 4 and not noise:
