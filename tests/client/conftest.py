@@ -10,6 +10,7 @@ refused.
 from __future__ import annotations
 
 import re
+import os
 import shutil
 from dataclasses import dataclass, field
 
@@ -20,9 +21,13 @@ from clientkit import CHROMIUM, DESKTOP, launch
 
 @pytest.fixture(scope="session")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not shutil.which(CHROMIUM):
-        pytest.skip("the system Chromium is not installed (apt-get install chromium)")
+    if os.environ.get("CI"):  # CI installs both (.ci/run): missing is a failure there
+        import playwright.sync_api as sync_api
+        assert shutil.which(CHROMIUM), "the system Chromium is missing: .ci/apt-packages has it"
+    else:
+        sync_api = pytest.importorskip("playwright.sync_api")
+        if not shutil.which(CHROMIUM):
+            pytest.skip("the system Chromium is not installed (apt-get install chromium)")
     with sync_api.sync_playwright() as pw:
         b = launch(pw)
         yield b

@@ -53,8 +53,6 @@ def nyakua_line() -> list[str] | None:
 
 
 def test_nyakua_is_animated_and_announced(open_page):
-    if "bao-nakakamado-a" not in {p.name for p in engine.profiles()}:
-        pytest.skip("Bao Nakakamado is not registered yet")
     line = nyakua_line()
     assert line, "no NYAKUA within 40 random plies from 50 seeds"
     page = open_page(speed="fast")

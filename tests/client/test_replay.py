@@ -136,8 +136,6 @@ def test_bad_record_upload_is_refused_in_words(open_page, live_server, tmp_path)
 
 def test_unfinished_nakakamado_record_round_trip(open_page, live_server, tmp_path):
     """Bao Nakakamado's record is the trial app's own file (N9); it too goes down and back up."""
-    if "bao-nakakamado-a" not in {p.name for p in engine.profiles()}:
-        pytest.skip("Bao Nakakamado is not registered yet")
     ctx = open_page.context()
     serve_replay_if_missing(ctx, live_server)
     page = open_page(ctx)
