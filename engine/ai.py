@@ -25,9 +25,9 @@ Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that bi
 depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
 levels err) and a wall-clock cap, ``seconds``, as a safety net. The seed also orders equal
 root moves. Determinism holds while the node budget, not the cap, stops the search. On this
-machine (2 cores, shared) the advanced level takes 13–65 ms of CPU per move on average
-(worst about 0.2 s) against a 2 s cap, and the hint 40–190 ms (worst about 0.27 s) against
-0.5 s (``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
+machine (2 cores, shared) the advanced level takes 24–64 ms of CPU per move on average
+(worst 127 ms) against a 2 s cap, and the hint 77–131 ms (worst 269 ms) against 0.5 s
+(``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
 host; a search the cap stops is still a good move, just not a reproducible one. There is no
 fourth, stronger level: ten times advanced's nodes (150,000, about 190 ms a move) scored 71 %
 against advanced in Kalah over 100 games, too close to the 70 % a level must show over the one
@@ -77,7 +77,7 @@ BUDGETS: dict[str, dict[str, Budget]] = {
 }
 HINT: dict[str, Budget] = {
     "kalah": Budget(nodes=60_000, seconds=0.5),
-    "oware": Budget(nodes=60_000, seconds=0.5),
+    "oware": Budget(nodes=40_000, seconds=0.5),
     "bao": Budget(nodes=10_000, seconds=0.5),
 }
 

@@ -157,9 +157,15 @@ def latency(profiles: list[str], count: int) -> None:
         game = load(spec)
         rng = random.Random(f"latency/{spec}")
         states = []
-        while len(states) < count:
-            state = opening(game, rng.randrange(0, 60), f"latency/{spec}/{len(states)}")
-            states.append(state)
+        while len(states) < count:  # plain random games: no blunder filter needed here
+            state = game.start()
+            for _ in range(rng.randrange(0, 60)):
+                moves = game.legal_moves(state)
+                if not moves:
+                    break
+                state = game.play(state, rng.choice(moves))
+            if game.legal_moves(state):
+                states.append(state)
         fam = ai.family(game)
         for level in (*ai.LEVELS, "hint"):
             budget = ai.HINT[fam] if level == "hint" else ai.BUDGETS[fam][level]
