@@ -12,30 +12,12 @@ import msgspec
 import pytest
 
 import engine
+from baokit import at, legal, play, text  # noqa: F401
 from engine import BadNotation, IllegalMove, Outcome, Step
 from engine.bao import KUJIFUNZA, PASS, Bao, Move
 
 K = engine.load("bao-kiswahili")
 J = engine.load("bao-kujifunza")
-
-
-def text(drawing: str, tail: str) -> str:
-    rows = [",".join(line.split("#")[0].split()) for line in drawing.strip().splitlines()]
-    return "/".join(rows) + " " + tail
-
-
-def at(game, drawing: str, tail: str):
-    return game.position(text(drawing, tail))
-
-
-def play(game, state, *moves: str):
-    for move in moves:
-        state = game.play(state, game.parse(state, move))
-    return state
-
-
-def legal(game, state) -> list[str]:
-    return [game.notation(m) for m in game.legal_moves(state)]
 
 
 def test_B1_two_players_32_pits_64_seeds_south_first():

@@ -9,29 +9,11 @@ import msgspec
 import pytest
 
 import engine
+from baokit import at, legal, play, text  # noqa: F401
 from engine import IllegalMove, Outcome, Step
 from engine.bao import KISWAHILI, Bao, Move
 
 K = engine.load("bao-kiswahili")
-
-
-def text(drawing: str, tail: str) -> str:
-    rows = [",".join(line.split("#")[0].split()) for line in drawing.strip().splitlines()]
-    return "/".join(rows) + " " + tail
-
-
-def at(game, drawing: str, tail: str):
-    return game.position(text(drawing, tail))
-
-
-def play(game, state, *moves: str):
-    for move in moves:
-        state = game.play(state, game.parse(state, move))
-    return state
-
-
-def legal(game, state) -> list[str]:
-    return [game.notation(m) for m in game.legal_moves(state)]
 
 
 def test_K1_start_position():

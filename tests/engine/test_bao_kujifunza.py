@@ -8,29 +8,11 @@ from __future__ import annotations
 import pytest
 
 import engine
+from baokit import at, legal, play, text  # noqa: F401
 from engine import IllegalMove, Outcome
 from engine.bao import Move
 
 J = engine.load("bao-kujifunza")
-
-
-def text(drawing: str, tail: str) -> str:
-    rows = [",".join(line.split("#")[0].split()) for line in drawing.strip().splitlines()]
-    return "/".join(rows) + " " + tail
-
-
-def at(game, drawing: str, tail: str):
-    return game.position(text(drawing, tail))
-
-
-def play(game, state, *moves: str):
-    for move in moves:
-        state = game.play(state, game.parse(state, move))
-    return state
-
-
-def legal(game, state) -> list[str]:
-    return [game.notation(m) for m in game.legal_moves(state)]
 
 
 def test_J1_all_pits_hold_two_and_mtaji_starts_at_once():
