@@ -18,7 +18,10 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.resp import Link
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
 # Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
@@ -101,9 +104,12 @@ class Store:
             retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
             retry_on_error=[RedisConnectionError, RedisTimeoutError])
         self.redis = aioredis.Redis(connection_pool=pool)
-        self._cas = self.redis.register_script(_CAS)
-        self._create = self.redis.register_script(_CREATE)
-        self._touch = self.redis.register_script(_TOUCH)
+        # The per-message path (load, compare-and-set, publish, presence) shares one
+        # multiplexed connection; pub/sub, the tick's pipelines and the rest use the pool.
+        self.link = Link(url)
+        self._cas = self.link.script(_CAS)
+        self._create = self.link.script(_CREATE)
+        self._touch = self.link.script(_TOUCH)
         self._release = self.redis.register_script(_RELEASE)
 
     # key names -------------------------------------------------------------
@@ -128,13 +134,12 @@ class Store:
     async def create(self, room_id: str, rev: int, data: bytes, expire_at_ms: int) -> bool:
         return bool(await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms]))
 
-    async def load(self, room_id: str) -> tuple[bytes | None, dict[str, tuple[float, ...]]]:
+    async def load(self, room_id: str) -> tuple[bytes | None, list[tuple[bytes, float]]]:
         """The room's data and its presence entries, in one round trip."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hget(self.room_key(room_id), "data")
-            pipe.zrange(self.presence_key(room_id), 0, -1, withscores=True)
-            data, members = await pipe.execute()
-        return data, members
+        key = self.room_key(room_id)
+        data, flat = await self.link.execute_many(
+            [("HGET", key, "data"), ("ZRANGE", key + ":presence", 0, -1, "WITHSCORES")])
+        return data, _pairs(flat)
 
     async def cas(self, room_id: str, expected_rev: int, new_rev: int, data: bytes,
                   expire_at_ms: int, notice: bytes) -> int:
@@ -146,17 +151,30 @@ class Store:
         )
 
     async def publish(self, room_id: str, notice: bytes) -> None:
-        await self.redis.publish(self.channel(room_id), notice)
+        await self.link.execute("PUBLISH", self.channel(room_id), notice)
 
     # presence --------------------------------------------------------------
-    def touch_in(self, pipe: Any, room_id: str, members: dict[str, int],
-                 expire_at_ms: int) -> None:
-        """``touch`` queued on a pipeline (its result: 1 alive, 0 the room is gone)."""
-        args: list[Any] = [expire_at_ms]
-        for member, score in members.items():
-            args += [member, score]
-        # EVAL, not EVALSHA: a pipeline cannot reload a script a restarted store forgot.
-        pipe.eval(_TOUCH, 2, self.room_key(room_id), self.presence_key(room_id), *args)
+    async def touch_many(self, rooms: list[tuple[str, dict[str, int], int]]
+                         ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
+        """``touch`` for several rooms in one write, each with its presence
+        entries read back: (room alive, entries) per room."""
+        commands: list[tuple] = []
+        for room_id, members, expire_at_ms in rooms:
+            key = self.room_key(room_id)
+            flat: list[Any] = []
+            for member, score in members.items():
+                flat += [member, score]
+            commands.append(("EVALSHA", self._touch.sha, 2, key, key + ":presence",
+                             expire_at_ms, *flat))
+            commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
+        try:
+            replies = await self.link.execute_many(commands)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+            await self.link.execute("SCRIPT", "LOAD", _TOUCH)  # a restarted store forgot it
+            replies = await self.link.execute_many(commands)
+        return [(bool(replies[i]), _pairs(replies[i + 1])) for i in range(0, len(replies), 2)]
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
         args: list[Any] = [expire_at_ms]
@@ -197,7 +215,13 @@ class Store:
         return bool(await self.redis.ping())
 
     async def close(self) -> None:
+        self.link.close()
         await self.redis.aclose()
+
+
+def _pairs(flat: list) -> list[tuple[bytes, float]]:
+    """ZRANGE ... WITHSCORES's flat reply as (member, score) pairs."""
+    return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
 
 
 def presence_by_side(members: list[tuple[bytes, float]], now_ms: int) -> dict[int, tuple[bool, int]]:
