@@ -17,7 +17,6 @@ WebSocket
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import secrets
@@ -224,9 +223,8 @@ def create_app(settings: Settings) -> Starlette:
             await ws.close(code=1008)  # before accept: the upgrade is refused with 403
             return
         await ws.accept()
-        conn = Conn(ws.send_text)
+        conn = Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
         n = node()
-        n.attach(conn)
         try:
             while not conn.closing:
                 message = await ws.receive()
@@ -237,7 +235,7 @@ def create_app(settings: Settings) -> Starlette:
                     data = message.get("bytes") or b""
                 if not await n.handle(conn, data):
                     conn.send_msg(P.error("rate-limited", "Too many messages; closing."))
-                    await asyncio.sleep(0)  # let the writer send it
+                    await conn.flushed()
                     await ws.close(code=1008, reason="rate limit")
                     break
         except WebSocketDisconnect:

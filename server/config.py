@@ -21,6 +21,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     tick_ms: int = 5_000  # presence refresh and housekeeping period
     computer_workers: int = 1
     computer_lease_ms: int = 15_000
+    gc_full_s: int = 1800  # seconds between the cycle collector's full passes (server/collector.py)
     client_dir: Path = Path(__file__).resolve().parent.parent / "client"
     # limits (hardening)
     max_frame: int = 8 * 1024  # bytes in one WebSocket message
@@ -49,6 +50,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "tick_ms": "NYUMBA_TICK_MS",
             "computer_workers": "NYUMBA_COMPUTER_WORKERS",
             "computer_lease_ms": "NYUMBA_COMPUTER_LEASE_MS",
+            "gc_full_s": "NYUMBA_GC_FULL_S",
             "max_frame": "NYUMBA_MAX_FRAME",
             "rate_messages": "NYUMBA_RATE_MESSAGES",
             "rate_window_ms": "NYUMBA_RATE_WINDOW_MS",

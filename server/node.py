@@ -11,16 +11,18 @@ the store.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
 import time
 import uuid
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable, Coroutine
 
 import msgspec
 from redis.exceptions import RedisError
 
+from server import collector
 from server import protocol as P
 from server import rooms as R
 from server.computer import HINT, Computer
@@ -44,18 +46,29 @@ class AlreadyApplied(Exception):
 
 
 class Conn:
-    """One WebSocket connection: the room it joined and the sides it holds."""
+    """One WebSocket connection: the room it joined and the sides it holds.
 
-    __slots__ = ("id", "send_raw", "room", "sides", "token_hash", "queue", "writer", "closing",
-                 "window_start", "window_count")
+    Sending never waits. A message is written eagerly: the ASGI send coroutine
+    is started right in ``send`` and, while the transport takes data (nearly
+    always), finishes there, with no task, queue or future. When the client is
+    slow to read, the transport pushes back and the write suspends: a writer
+    task then finishes it, and messages sent meanwhile wait in ``pending``, in
+    order. More than ``SEND_QUEUE`` waiting means the client cannot keep up: it
+    is closed (1013) and, reconnecting, receives the current state.
+    """
 
-    def __init__(self, send_raw: Callable[[str], Any]):
+    __slots__ = ("id", "send_raw", "close_raw", "room", "sides", "token_hash", "pending",
+                 "writer", "closing", "window_start", "window_count")
+
+    def __init__(self, send_raw: Callable[[str], Coroutine[Any, Any, Any]],
+                 close_raw: Callable[[int, str], Awaitable[Any]] | None = None):
         self.id = uuid.uuid4().hex[:12]
         self.send_raw = send_raw
+        self.close_raw = close_raw
         self.room: str | None = None
         self.sides: list[int] = []
         self.token_hash: str | None = None
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
+        self.pending: collections.deque[str] | None = None  # None: no write suspended
         self.writer: asyncio.Task | None = None
         self.closing = False
         self.window_start = 0.0
@@ -74,13 +87,74 @@ class Conn:
         if self.closing:
             return
         text = data.decode() if isinstance(data, bytes) else data
+        pending = self.pending
+        if pending is not None:  # a write is suspended: queue behind it
+            if len(pending) < SEND_QUEUE:
+                pending.append(text)
+                return
+            self.closing = True
+            pending.clear()
+            if self.close_raw is not None:
+                asyncio.get_running_loop().create_task(
+                    _quietly(self.close_raw(1013, "too slow to keep up")))
+            return
+        write = self.send_raw(text)
         try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.closing = True  # too slow to keep up: the writer closes it
+            blocked_on = write.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:  # the socket went away; its reader notices too
+            self.closing = True
+            return
+        self.pending = collections.deque()
+        self.writer = asyncio.get_running_loop().create_task(self._finish(write, blocked_on))
 
     def send_msg(self, message: msgspec.Struct) -> None:
         self.send(P.encode(message))
+
+    async def _finish(self, write: Coroutine[Any, Any, Any], blocked_on: Any) -> None:
+        """Drive a suspended write to its end (as a task would have), then the
+        messages queued behind it."""
+        pending = self.pending
+        try:
+            while True:
+                if blocked_on is None:  # a bare yield: give the loop one turn
+                    await asyncio.sleep(0)
+                else:
+                    await blocked_on  # the future the write waits for
+                try:
+                    blocked_on = write.send(None)
+                except StopIteration:
+                    break
+            while pending and not self.closing:
+                await self.send_raw(pending.popleft())
+        except Exception:  # the socket went away
+            self.closing = True
+        finally:
+            write.close()
+            if self.pending is pending:
+                self.pending = None
+                self.writer = None
+
+    async def flushed(self) -> None:
+        """Wait until what was sent so far is written (or the socket is gone)."""
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.writer)
+
+    async def stop(self) -> None:
+        """No more sending: drop what waits and wait for a write under way to end."""
+        self.closing = True
+        writer = self.writer
+        if writer is not None:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+
+async def _quietly(awaitable: Awaitable[Any]) -> None:
+    with contextlib.suppress(Exception):
+        await awaitable
 
 
 class Node:
@@ -104,9 +178,11 @@ class Node:
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
         await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}")
+        collector.configure()
         self._tasks = [
             asyncio.create_task(self._listen(), name="pubsub"),
             asyncio.create_task(self._ticker(), name="tick"),
+            asyncio.create_task(collector.run_full_passes(self.settings.gc_full_s), name="gc"),
         ]
 
     async def stop(self) -> None:
@@ -193,28 +269,9 @@ class Node:
                                        self.expire_at(room.created_ms, room.created_ms))
 
     # connections -------------------------------------------------------------
-    async def _writer(self, conn: Conn) -> None:
-        try:
-            while True:
-                text = await conn.queue.get()
-                if text is None or conn.closing:
-                    break
-                await conn.send_raw(text)
-        except Exception:  # the socket went away; the reader notices too
-            pass
-
-    def attach(self, conn: Conn) -> None:
-        conn.writer = asyncio.create_task(self._writer(conn))
-
     async def detach(self, conn: Conn) -> None:
         await self._leave(conn)
-        conn.closing = True
-        with contextlib.suppress(asyncio.QueueFull):
-            conn.queue.put_nowait(None)
-        if conn.writer is not None:
-            conn.writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await conn.writer
+        await conn.stop()
 
     async def _enter(self, conn: Conn, room: R.Room) -> None:
         conns = self.local.get(room.id)

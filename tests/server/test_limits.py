@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
+import socket
+import time
 
 import httpx
 import pytest
@@ -42,6 +46,47 @@ def test_a_message_flood_is_closed_with_1008_but_pings_are_exempt(server):
     watcher = Client(server.ws_url)
     watcher.join(r["room"])
     assert watcher.state["version"] == 0 and watcher.state["outcome"] is None
+
+
+def _masked(payload: bytes) -> bytes:
+    key = os.urandom(4)
+    body = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    assert len(payload) < 126
+    return bytes([0x81, 0x80 | len(payload)]) + key + body
+
+
+def test_a_client_that_stops_reading_is_dropped_instead_of_buffered_without_end(server):
+    """Sending never waits for a slow reader: its messages queue up to a bound,
+    then the server closes it (1013) and its seat counts as absent, while the
+    node goes on serving everyone else."""
+    r = create_room(server.url, mode="friend", side="south")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window, never read
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", server.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                 f"Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert b" 101 " in head.split(b"\r\n", 1)[0]
+    sock.sendall(_masked(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}).encode()))
+    north = Client(server.ws_url)
+    north.join(r["room"])
+    north.wait_state(lambda st: st["seats"][0]["present"])
+    pings = b"".join(_masked(b'{"t":"ping","n":%d}' % i) for i in range(1000))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sock.sendall(pings)  # its pongs pile up on the server's side
+        north.drain(0.05)
+        if not north.state["seats"][0]["present"]:
+            break
+    sock.close()
+    assert not north.state["seats"][0]["present"], "the server kept buffering for a client that never reads"
+    north.send(t="ping", n=7)
+    assert north.expect("pong")["n"] == 7
 
 
 def test_room_creation_is_capped_per_address_per_minute(store_kind, tmp_path, key_prefix):
