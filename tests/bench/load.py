@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import gc
 import os
 import random
 import sys
@@ -29,11 +29,12 @@ import time
 from pathlib import Path
 
 import httpx
-from websockets.asyncio.client import connect
 
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 from serverproc import ServerProcess  # noqa: E402
+
+from rawws import Msg, RawSocket  # noqa: E402
 
 
 def cpu_s(pid: int) -> float:
@@ -50,18 +51,19 @@ def rss_kb(pid: int) -> int:
 
 
 class Player:
-    def __init__(self, ws):
-        self.ws = ws
+    """One seat's socket: the newest state it has seen, and futures waiting for versions."""
+
+    def __init__(self):
+        self.ws: RawSocket | None = None
         self.version = -1
-        self.state = None
+        self.state: Msg | None = None
         self.waiters: dict[int, asyncio.Future] = {}
 
-    async def reader(self):
-        async for raw in self.ws:
-            msg = json.loads(raw)
-            if msg["t"] == "state" and msg["version"] >= self.version:
-                self.version = msg["version"]
-                self.state = msg
+    def on_message(self, msg: Msg) -> None:
+        if msg.t == "state" and msg.version >= self.version:
+            self.version = msg.version
+            self.state = msg
+            if self.waiters:
                 for v in [v for v in self.waiters if v <= self.version]:
                     fut = self.waiters.pop(v)
                     if not fut.done():
@@ -76,20 +78,18 @@ class Player:
         return fut
 
 
-async def open_room(base: str, ws_urls: list[str], idx: int) -> tuple[str, list[Player], list]:
-    async with httpx.AsyncClient(timeout=120) as http:
-        r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
-    players, tasks = [], []
+async def open_room(http: httpx.AsyncClient, base: str, ws_urls: list[str],
+                    idx: int) -> tuple[str, list[Player]]:
+    r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
+    players = []
     for side, token in ((0, r["token"]), (1, None)):
-        ws = await connect(ws_urls[(idx + side) % len(ws_urls)], max_size=2**20,
-                           open_timeout=120)
-        await ws.send(json.dumps({"t": "join", "room": r["room"], "token": token}))
-        p = Player(ws)
-        tasks.append(asyncio.create_task(p.reader()))
+        p = Player()
+        p.ws = await RawSocket.connect(ws_urls[(idx + side) % len(ws_urls)], p.on_message)
+        p.ws.send({"t": "join", "room": r["room"], "token": token})
         players.append(p)
     for p in players:
-        await p.wait_version(0)
-    return r["room"], players, tasks
+        await asyncio.wait_for(p.wait_version(0), 60)
+    return r["room"], players
 
 
 async def play_room(room: str, players: list[Player], until: float, rate: float, rtts: list,
@@ -99,55 +99,61 @@ async def play_room(room: str, players: list[Player], until: float, rate: float,
     n = 0
     while time.perf_counter() < until:
         st = players[0].state if players[0].version >= players[1].version else players[1].state
-        if st["outcome"] is not None:
+        if st.outcome is not None:
             return
         if period:
             delay = next_at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             next_at += period
-        mover = players[st["to_move"]]
-        await mover.wait_version(st["version"])
-        move = rng.choice(st["legal"])["move"]
+        mover = players[st.to_move]
+        await mover.wait_version(st.version)
+        move = rng.choice(st.legal).move
         n += 1
         t0 = time.perf_counter()
-        await mover.ws.send(json.dumps({"t": "move", "room": room, "version": st["version"],
-                                        "move": move, "id": f"{n}"}))
+        mover.ws.send({"t": "move", "room": room, "version": st.version, "move": move,
+                       "id": f"{n}"})
         try:
-            await asyncio.wait_for(mover.wait_version(st["version"] + 1), 10)
+            await asyncio.wait_for(mover.wait_version(st.version + 1), 10)
         except asyncio.TimeoutError:
             print("timeout waiting for a state", file=sys.stderr)
             return
-        rtts.append(time.perf_counter() - t0)
+        rtts.append((time.perf_counter() - t0, t0))
         counter[0] += 1
 
 
-async def run_games(base, ws_urls, rooms, seconds, rate):
-    opened = []
-    for batch in range(0, rooms, 50):
-        opened += await asyncio.gather(
-            *(open_room(base, ws_urls, i) for i in range(batch, min(rooms, batch + 50))))
-    rtts: list[float] = []
-    counter = [0]
-    rng = random.Random(1)
-    t0 = time.perf_counter()
-    until = t0 + seconds
-    # Rooms whose game ends start a fresh room so the load stays level.
-    async def keep_playing(i, room, players, tasks):
-        nonlocal opened
-        while time.perf_counter() < until:
-            await play_room(room, players, until, rate, rtts, counter, random.Random(rng.random()))
-            for p in players:
-                await p.ws.close()
-            if time.perf_counter() >= until:
-                break
-            room, players, tasks = await open_room(base, ws_urls, i)
-        for p in players:
-            await p.ws.close()
+async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
+                    on_stop=lambda: None):
+    async with httpx.AsyncClient(timeout=120) as http:
+        opened = []
+        for batch in range(0, rooms, 50):
+            opened += await asyncio.gather(
+                *(open_room(http, base, ws_urls, i) for i in range(batch, min(rooms, batch + 50))))
+        rtts: list[float] = []
+        counter = [0]
+        rng = random.Random(1)
+        on_start()
+        t0 = time.perf_counter()
+        until = t0 + seconds
 
-    await asyncio.gather(*(keep_playing(i, *o) for i, o in enumerate(opened)))
-    elapsed = time.perf_counter() - t0
-    return counter[0], elapsed, sorted(rtts)
+        # Rooms whose game ends start a fresh room so the load stays level. The
+        # sockets still open at the end close after the clock stops (4,000 closes
+        # at once are not what a server sees in play).
+        async def keep_playing(i, room, players):
+            while True:
+                await play_room(room, players, until, rate, rtts, counter,
+                                random.Random(rng.random()))
+                if time.perf_counter() >= until:
+                    return players
+                for p in players:
+                    await p.ws.close()
+                room, players = await open_room(http, base, ws_urls, i)
+
+        still_open = await asyncio.gather(*(keep_playing(i, *o) for i, o in enumerate(opened)))
+        elapsed = time.perf_counter() - t0
+        on_stop()
+        await asyncio.gather(*(p.ws.close() for players in still_open for p in players))
+    return counter[0], elapsed, t0, rtts
 
 
 async def idle_sockets(ws_urls, base, n, per_room=32):
@@ -157,12 +163,23 @@ async def idle_sockets(ws_urls, base, n, per_room=32):
         for i in range(n):
             if i % per_room == 0:
                 room = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()["room"]
-            ws = await connect(ws_urls[i % len(ws_urls)])
-            await ws.send(json.dumps({"t": "join", "room": room}))
-            assert json.loads(await ws.recv())["t"] == "welcome"
-            await ws.recv()
-            socks.append(ws)
+            p = Player()
+            p.ws = await RawSocket.connect(ws_urls[i % len(ws_urls)], p.on_message)
+            p.ws.send({"t": "join", "room": room})
+            await asyncio.wait_for(p.wait_version(0), 60)
+            socks.append(p.ws)
     return socks
+
+
+def print_timeline(timed: list[tuple[float, float]], t0: float) -> None:
+    """Each second of the run: moves sent, p50/p99/max round trip (where the slow moves were)."""
+    buckets: dict[int, list[float]] = {}
+    for rtt, sent in timed:
+        buckets.setdefault(int(sent - t0), []).append(rtt)
+    for second in sorted(buckets):
+        v = sorted(buckets[second])
+        print(f"  t={second:3d}s  moves {len(v):5d}  p50 {pct(v, 50):7.2f}  p99 {pct(v, 99):7.2f}"
+              f"  max {pct(v, 100):7.2f} ms")
 
 
 def pct(values, p):
@@ -181,6 +198,7 @@ def main() -> None:
     ap.add_argument("--computer-rooms", type=int, default=0,
                     help="also keep this many computer seats thinking (level --level)")
     ap.add_argument("--level", default="advanced")
+    ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     args = ap.parse_args()
 
@@ -190,9 +208,9 @@ def main() -> None:
     embedded = None
     if url is None:
         # One embedded store shared by every node.
-        from server.cli import embedded_valkey
-        embedded = embedded_valkey(tmp / "valkey")
-        url = embedded.__enter__()
+        from server.embedded import EmbeddedValkey
+        embedded = EmbeddedValkey(tmp / "valkey").start()
+        url = embedded.url
     env = {"NYUMBA_KEY_PREFIX": prefix}
     store = "embedded Valkey" if embedded else url
     try:
@@ -202,16 +220,16 @@ def main() -> None:
             try:
                 print(f"--- nodes={count} store={store} rooms={args.rooms} "
                       f"rate={args.rate or 'closed loop'}")
-                asyncio.run(measure(args, servers))
+                asyncio.run(measure(args, servers, embedded.proc.pid if embedded else None))
             finally:
                 for s in servers:
                     s.stop()
     finally:
         if embedded is not None:
-            embedded.__exit__(None, None, None)
+            embedded.stop()
 
 
-async def measure(args, servers) -> None:
+async def measure(args, servers, store_pid: int | None) -> None:
     base = servers[0].url
     ws_urls = [s.ws_url for s in servers]
     if args.idle:
@@ -230,12 +248,34 @@ async def measure(args, servers) -> None:
                     for _ in range(args.computer_rooms)]
         await asyncio.sleep(1.0)
     if args.rooms:
-        cpu0 = sum(cpu_s(s.proc.pid) for s in servers)
-        moves, elapsed, rtts = await run_games(base, ws_urls, args.rooms, args.seconds, args.rate)
-        cpu = sum(cpu_s(s.proc.pid) for s in servers) - cpu0
+        marks = {}
+
+        def snapshot():  # CPU counters once every room is open: the figures are for play
+            # The load generator is the measuring instrument: its own collector's
+            # pauses (50-150 ms at 4,000 sockets) would count as server latency.
+            gc.collect()
+            gc.freeze()
+            gc.disable()
+            marks["server"] = sum(cpu_s(s.proc.pid) for s in servers)
+            marks["store"] = cpu_s(store_pid) if store_pid else 0.0
+            marks["own"] = time.process_time()
+
+        def stop_clock():
+            gc.enable()
+            marks["server"] = sum(cpu_s(s.proc.pid) for s in servers) - marks["server"]
+            marks["own"] = time.process_time() - marks["own"]
+            marks["store"] = (cpu_s(store_pid) if store_pid else 0.0) - marks["store"]
+
+        moves, elapsed, t0, timed = await run_games(base, ws_urls, args.rooms, args.seconds,
+                                                    args.rate, snapshot, stop_clock)
+        cpu, own = marks["server"], marks["own"]
         print(f"moves: {moves} in {elapsed:.1f} s = {moves / elapsed:.0f} moves/s")
         print(f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
-              f"(room setup included)")
+              f"(new rooms for finished games included); load generator {own:.1f} s"
+              + (f"; store {marks['store']:.1f} s" if store_pid else ""))
+        rtts = sorted(rtt for rtt, _ in timed)
+        if args.timeline:
+            print_timeline(timed, t0)
         print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
               f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
         print(f"server RSS after: {[rss_kb(s.proc.pid) for s in servers]} KiB")
@@ -249,29 +289,28 @@ async def measure(args, servers) -> None:
 async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
     """A computer room whose person answers at once, so the computer always thinks."""
     moves = 0
-    while not stop.is_set():
-        async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient() as http:
+        while not stop.is_set():
             r = (await http.post(base + "/api/rooms", json={
                 "game": "kalah", "mode": "computer", "side": "south", "level": level})).json()
-        async with connect(ws_url) as ws:
-            await ws.send(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}))
+            states: asyncio.Queue = asyncio.Queue()
+            ws = await RawSocket.connect(
+                ws_url, lambda m: states.put_nowait(m) if m.t == "state" else None)
+            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
             rng = random.Random(moves)
             while not stop.is_set():
                 try:
-                    msg = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                    msg = await asyncio.wait_for(states.get(), 0.5)
                 except asyncio.TimeoutError:
                     continue
-                if msg["t"] != "state":
-                    continue
-                if msg["outcome"] is not None:
+                if msg.outcome is not None:
                     break
-                if msg["last"] is not None and msg["last"]["side"] == 1:
+                if msg.last is not None and msg.last["side"] == 1:
                     moves += 1
-                if msg["to_move"] == 0:
-                    await ws.send(json.dumps({"t": "move", "room": r["room"],
-                                              "version": msg["version"],
-                                              "move": rng.choice(msg["legal"])["move"],
-                                              "id": f"c{msg['version']}"}))
+                if msg.to_move == 0:
+                    ws.send({"t": "move", "room": r["room"], "version": msg.version,
+                             "move": rng.choice(msg.legal).move, "id": f"c{msg.version}"})
+            await ws.close()
     return moves
 
 
