@@ -32,6 +32,7 @@ from server.store import Notice, Store, decode_notice, encode_notice, presence_b
 log = logging.getLogger("nyumba.node")
 
 SEND_QUEUE = 256  # messages queued for one slow connection before it is dropped
+TICK_BATCH = 50  # rooms refreshed per store round trip
 
 
 def now_ms() -> int:
@@ -182,6 +183,7 @@ class Node:
         self._tasks = [
             asyncio.create_task(self._listen(), name="pubsub"),
             asyncio.create_task(self._ticker(), name="tick"),
+            asyncio.create_task(collector.run_young_passes(), name="gc-young"),
             asyncio.create_task(collector.run_full_passes(self.settings.gc_full_s), name="gc"),
         ]
 
@@ -555,10 +557,14 @@ class Node:
 
     # housekeeping ------------------------------------------------------------
     async def _ticker(self) -> None:
+        loop = asyncio.get_running_loop()
+        period = self.settings.tick_ms / 1000
+        next_at = loop.time() + period
         while True:
-            await asyncio.sleep(self.settings.tick_ms / 1000)
+            await asyncio.sleep(max(0.0, next_at - loop.time()))
+            next_at = max(next_at + period, loop.time())
             try:
-                await self.tick()
+                await self.tick(spread_s=period * 0.6)
             except asyncio.CancelledError:
                 raise
             except RedisError as exc:
@@ -566,19 +572,26 @@ class Node:
             except Exception:
                 log.exception("tick failed")
 
-    async def tick(self) -> None:
+    async def tick(self, spread_s: float = 0.0) -> None:
         """Refresh this node's presence and the rooms' idle expiry; notice
         presence that ended elsewhere (a crashed node); resume computer seats
-        whose node went away. One round trip per 200 local rooms."""
+        whose node went away.
+
+        Rooms go in batches of ``TICK_BATCH``, one write and one read each,
+        spread over ``spread_s``: the store runs a batch in about a
+        millisecond, so no move waits behind the whole node's refresh."""
         now = now_ms()
         score = now + self.settings.presence_ttl_ms
         self._ticks += 1
         prune = self._ticks % 12 == 1  # ended entries: about once a minute
         rooms = list(self.local.items())
-        # Batches of 200 rooms: one write and one read each, with the event loop
-        # free for moves between them.
-        for start in range(0, len(rooms), 200):
-            batch = [(room_id, conns) for room_id, conns in rooms[start:start + 200]
+        batches = max(1, -(-len(rooms) // TICK_BATCH))
+        for start in range(0, len(rooms), TICK_BATCH):
+            if start:
+                await asyncio.sleep(spread_s / batches)
+                now = now_ms()
+                score = now + self.settings.presence_ttl_ms
+            batch = [(room_id, conns) for room_id, conns in rooms[start:start + TICK_BATCH]
                      if self.local.get(room_id) is conns]
             requests = []
             for room_id, conns in batch:
