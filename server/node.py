@@ -170,7 +170,8 @@ class Node:
         self.presence_seen: dict[str, dict] = {}  # room -> presence summary last forwarded
         self.computer_side: dict[str, int | None] = {}
         self.cache: dict[str, tuple[R.Room, list]] = {}  # room -> (room, presence entries)
-        self.thinking: set[str] = set()
+        self.thinking: set[str] = set()  # rooms whose computer seat a task is playing
+        self.recheck: set[str] = set()  # ... and whose turn came again meanwhile
         self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
         self._tasks: list[asyncio.Task] = []
         self._rebuilds: set[str] = set()
@@ -300,6 +301,7 @@ class Node:
                 for d in (self.created, self.last_rev, self.presence_seen, self.computer_side,
                           self.cache):
                     d.pop(room_id, None)
+                self.recheck.discard(room_id)
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.channel(room_id))
         with contextlib.suppress(Exception):
@@ -618,7 +620,12 @@ class Node:
 
     # the computer ------------------------------------------------------------
     def _maybe_computer(self, room_id: str, side: int | None) -> None:
-        if side is None or room_id in self.thinking or room_id not in self.local:
+        if side is None or room_id not in self.local:
+            return
+        if room_id in self.thinking:
+            # The task at work may already have looked and be on its way out:
+            # it looks again as it leaves, so this turn is not left to the tick.
+            self.recheck.add(room_id)
             return
         self.thinking.add(room_id)
         asyncio.create_task(self._play_computer(room_id))
@@ -656,6 +663,9 @@ class Node:
             log.exception("computer player failed in %s", room_id)
         finally:
             self.thinking.discard(room_id)
+            if room_id in self.recheck:
+                self.recheck.discard(room_id)
+                self._maybe_computer(room_id, self.computer_side.get(room_id))
 
 
 def _summary(presence: dict[int, tuple[bool, int]]) -> dict[int, bool]:

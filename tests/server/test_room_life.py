@@ -121,6 +121,36 @@ def test_computer_moves_first_when_it_holds_south(server):
     assert st["last"]["side"] == 0 and st["to_move"] == 1
 
 
+def test_the_computer_answers_every_move_without_waiting_for_the_tick(store_kind, tmp_path,
+                                                                      key_prefix):
+    """A person who answers at once must not catch the computer's previous
+    think task on its way out and be left to the next housekeeping tick
+    (a minute here; 5 s by default, which is what players saw)."""
+    srv = make_server(store_kind, tmp_path, key_prefix, NYUMBA_TICK_MS="60000")
+    try:
+        r = create_room(srv.url, "kalah", mode="computer", side="south", level="beginner")
+        me = Client(srv.ws_url)
+        me.join(r["room"], r["token"])
+        replies = 0
+        while replies < 20:
+            st = me.wait_state(lambda s: s["to_move"] == 0 or s["outcome"] is not None,
+                               timeout=10)
+            if st["outcome"] is not None:
+                break
+            me.move(st["legal"][-1]["move"], version=st["version"])  # answered at once
+            v = st["version"]
+            t0 = time.monotonic()
+            st = me.wait_state(lambda s: s["version"] > v and (s["to_move"] == 0
+                                                                or s["outcome"] is not None),
+                               timeout=10)
+            if st["last"]["side"] == 1:
+                replies += 1
+                assert time.monotonic() - t0 < 3, "the computer's reply waited for the tick"
+        assert replies >= 5
+    finally:
+        srv.stop()
+
+
 def test_local_room_one_connection_holds_both_seats(server):
     r = create_room(server.url, "kalah", mode="local")
     assert r["sides"] == [0, 1]
