@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from engine import ai_bao
@@ -93,18 +94,24 @@ def family(game: Any) -> str:
     raise TypeError(f"no computer player for {game!r}")
 
 
-def choose(game: Any, state: Any, level: str, seed: int) -> Any:
-    """The computer's move at ``level`` (one of ``LEVELS``), deterministic for ``seed``."""
+def choose(game: Any, state: Any, level: str, seed: int,
+           pause: Callable[[], None] | None = None) -> Any:
+    """The computer's move at ``level`` (one of ``LEVELS``), deterministic for ``seed``.
+
+    ``pause``, if given, is called every few hundred positions: a host may rest
+    there to leave the CPU to others (the server's workers do). The time it
+    takes counts against the level's wall-clock cap, not its node budget."""
     try:
         budget = BUDGETS[family(game)][level]
     except KeyError:
         raise ValueError(f"unknown level {level!r}; known: {', '.join(LEVELS)}") from None
-    return _search(game, state, budget, seed)[0]
+    return _search(game, state, budget, seed, pause)[0]
 
 
-def hint(game: Any, state: Any, seed: int = 0) -> Any:
-    """The best move found within about half a second (``HINT``), for the player to move."""
-    return _search(game, state, HINT[family(game)], seed)[0]
+def hint(game: Any, state: Any, seed: int = 0, pause: Callable[[], None] | None = None) -> Any:
+    """The best move found within about half a second (``HINT``), for the player to move
+    (``pause`` as for ``choose``)."""
+    return _search(game, state, HINT[family(game)], seed, pause)[0]
 
 
 def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
@@ -112,13 +119,20 @@ def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]
     return _search(game, state, budget, seed)
 
 
-def _search(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
+def _search(game: Any, state: Any, budget: Budget, seed: int,
+            pause: Callable[[], None] | None = None) -> tuple[Any, Any]:
     moves = game.legal_moves(state)
     if not moves:
         raise ValueError("no legal move: the game is over")
     deadline = time.perf_counter() + budget.seconds
+
+    def expired() -> bool:
+        if pause is not None:
+            pause()
+        return time.perf_counter() > deadline
+
     rng = random.Random(seed)
-    kw: dict[str, Any] = {"nodes": budget.nodes, "deadline": deadline,
+    kw: dict[str, Any] = {"nodes": budget.nodes, "expired": expired,
                           "max_depth": budget.depth, "rng": rng, "noise": budget.noise}
     if len(moves) == 1:
         return moves[0], None

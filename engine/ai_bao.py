@@ -13,14 +13,15 @@ second copy of the rules, and a new profile (a ``Rules`` value) works unchanged.
 A position in the search is ``(b, hands, owned, p, block)``: the core's mutable lists, the
 player to move and the takasia'd ring index (-1 for none). The node budget counts positions
 visited (each one a move simulated by ``expand`` or a playout started), exactly, so a search
-stopped by it is deterministic; ``deadline`` is the wall-clock safety net.
+stopped by it is deterministic; ``expired`` (asked every 64 positions) is the wall-clock
+safety net.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
+from collections.abc import Callable
 from typing import Any
 
 from engine import bao as B
@@ -105,7 +106,7 @@ def search(
     game: B.Bao,
     state: B.State,
     nodes: int,
-    deadline: float,
+    expired: Callable[[], bool],
     max_depth: int = 32,
     rng: random.Random | None = None,
     noise: float = 0.0,
@@ -133,7 +134,7 @@ def search(
         count += 1
         if count >= limit:
             raise _Stop
-        if not count & 63 and time.perf_counter() > deadline:
+        if not count & 63 and expired():
             raise _Stop
         if depth <= 0:
             return evaluate(node)
@@ -229,7 +230,7 @@ def mcts(
     game: B.Bao,
     state: B.State,
     nodes: int,
-    deadline: float,
+    expired: Callable[[], bool],
     rng: random.Random,
     c: float = 1.4,
 ) -> Result:
@@ -238,7 +239,7 @@ def mcts(
     tree = _Tree(root(game, state), None)
     rand = rng.random
     playouts = 0
-    while playouts < nodes and (playouts & 15 or time.perf_counter() < deadline):
+    while playouts < nodes and (playouts & 15 or not expired()):
         playouts += 1
         path = [tree]
         t = tree

@@ -22,8 +22,8 @@ end the game by O11 exactly as the real game would. The transposition table igno
 (the usual graph-history compromise: a stored value may, rarely, be one a repetition would
 change).
 
-Budgets: ``nodes`` (positions visited, counted exactly) and ``deadline`` (a wall-clock safety
-net, ``time.perf_counter()`` value, looked at every 512 nodes). The search is deterministic as
+Budgets: ``nodes`` (positions visited, counted exactly) and ``expired`` (the wall-clock safety
+net, asked every 512 nodes; ``engine.ai`` builds it). The search is deterministic as
 long as the node budget is what stops it. An interrupted iteration still counts when its first
 root move (the previous iteration's best) has been searched: any move that then beat it is
 better by a deeper search.
@@ -32,7 +32,6 @@ better by a deeper search.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 
 from engine import _sowing as sw
@@ -85,7 +84,7 @@ def search_kalah(
     empty_capture: bool,
     total: int,
     nodes: int,
-    deadline: float,
+    expired: Callable[[], bool],
     max_depth: int = 64,
     rng: random.Random | None = None,
     noise: float = 0.0,
@@ -180,7 +179,7 @@ def search_kalah(
         count += 1
         if count >= limit:
             raise _Stop
-        if not count & 511 and time.perf_counter() > deadline:
+        if not count & 511 and expired():
             raise _Stop
         if depth <= 0:
             if quiesce:
@@ -246,7 +245,7 @@ def search_oware(
     b: int,
     seen: set[int],
     nodes: int,
-    deadline: float,
+    expired: Callable[[], bool],
     max_depth: int = 64,
     rng: random.Random | None = None,
     noise: float = 0.0,
@@ -297,7 +296,7 @@ def search_oware(
         count += 1
         if count >= limit:
             raise _Stop
-        if not count & 511 and time.perf_counter() > deadline:
+        if not count & 511 and expired():
             raise _Stop
         if depth <= 0:
             return evaluate(x)

@@ -110,7 +110,9 @@ def _hangs(game: Any, state: Any, move: Any) -> bool:
 def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     if who.startswith("mcts"):
         n = int(who.split("=")[1])
-        return ai_bao.mcts(game, state, n, time.perf_counter() + 30, random.Random(seed)).move
+        deadline = time.perf_counter() + 30
+        return ai_bao.mcts(game, state, n, lambda: time.perf_counter() > deadline,
+                           random.Random(seed)).move
     return ai.choose(game, state, who, seed)
 
 

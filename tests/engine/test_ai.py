@@ -8,6 +8,7 @@ against a plain minimax over the public API, and the hint.
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 
 import pytest
@@ -245,3 +246,21 @@ def test_same_move_in_another_process():
         outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                 text=True, check=True).stdout)
     assert len(outs) == 1
+
+
+@pytest.mark.parametrize("profile,options", PROFILES[::2])
+def test_resting_in_the_pause_hook_changes_no_move(profile, options):
+    """The server's workers rest in ``pause`` to leave the CPU to the event loop; the node
+    budget, not the clock, decides the move, so the moves are the same."""
+    game = engine.load(profile, **options)
+    calls = [0]
+
+    def pause() -> None:
+        calls[0] += 1
+        if calls[0] % 3 == 0:
+            time.sleep(0.0005)
+
+    for k, state in enumerate(positions(game, 3, seed=11)):
+        for level in ai.LEVELS:
+            assert ai.choose(game, state, level, k, pause) == ai.choose(game, state, level, k)
+    assert calls[0] > 0
