@@ -475,6 +475,8 @@ class Node:
         if msg.name is not None and sides:
             room = await self.mutate(room.id, lambda r, p, n: R.rename(r, sides, msg.name))
         await self._enter(conn, room)
+        if room.mode != "friend":  # computer rooms play it; computer and local rooms give hints
+            self.computer.warm(seats=room.mode == "computer", hints=True)
         current = await self.current_state(room.id)
         if current is not None:
             conn.send_msg(current[1])
@@ -602,14 +604,12 @@ class Node:
                     members.update(conn.members(score))
                 requests.append((room_id, members,
                                  self.expire_at(self.created.get(room_id, now), now)))
-            results = await self.store.touch_many(requests)
+            results = await self.store.touch_many(requests, now if prune else None)
             for (room_id, conns), (alive, entries) in zip(batch, results):
                 if not alive:
                     for conn in list(conns):
                         conn.send_msg(P.error("no-room", "The room has expired."))
                     continue
-                if prune:
-                    await self.store.prune_presence(room_id, now)
                 cached = self.cache.get(room_id)
                 if cached is not None:
                     self.cache[room_id] = (cached[0], entries)

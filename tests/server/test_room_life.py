@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -149,6 +153,48 @@ def test_the_computer_answers_every_move_without_waiting_for_the_tick(store_kind
         assert replies >= 5
     finally:
         srv.stop()
+
+
+def _thinkers(server_pid: int) -> list[int]:
+    """The computer-player worker processes of a server."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (d / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == server_pid and b"server.thinker" in cmd:
+            pids.append(int(d.name))
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE and /proc are Linux's")
+def test_computer_workers_think_in_the_idle_class_and_come_back_after_a_crash(server):
+    r = create_room(server.url, "kalah", mode="computer", side="south", level="beginner")
+    me = Client(server.ws_url)
+    me.join(r["room"], r["token"])
+    me.move("a", version=0)  # no extra turn: the computer replies
+    st = me.wait_state(lambda s: s["to_move"] == 0 and s["plies"] >= 2, timeout=20)
+    workers = _thinkers(server.proc.pid)
+    assert workers, "no computer-player process"
+    for pid in workers:
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+    for pid in workers:  # a worker crashes between moves
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.3)
+    while True:  # until the computer has moved again (a Kalah extra turn means another move)
+        me.move(st["legal"][-1]["move"], version=st["version"])
+        v = st["version"]
+        st = me.wait_state(lambda s: s["version"] > v and (s["to_move"] == 0
+                                                            or s["outcome"] is not None),
+                           timeout=20)
+        if st["outcome"] is not None or st["last"]["side"] == 1:
+            break
+    assert st["outcome"] is not None or st["last"]["side"] == 1
+    assert _thinkers(server.proc.pid), "the worker was not started again"
 
 
 def test_local_room_one_connection_holds_both_seats(server):
