@@ -56,6 +56,33 @@ redis.call('PEXPIREAT', KEYS[2], ARGV[1])
 return 1
 """
 
+# KEYS: presence. ARGV: now ms. Drops ended entries: every spectator's, and each side's but
+# its latest (kept as that side's "last seen" while the side has no live entry).
+_PRUNE = """
+local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES')
+if #ended == 0 then return 0 end
+local live = {}
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')) do
+  live[string.match(m, '^[^:]*')] = true
+end
+local latest, best = {}, {}
+for i = 1, #ended, 2 do
+  local side, score = string.match(ended[i], '^[^:]*'), tonumber(ended[i + 1])
+  if (side == '0' or side == '1') and not live[side] and (best[side] == nil or score > best[side]) then
+    latest[side], best[side] = ended[i], score
+  end
+end
+local removed = 0
+for i = 1, #ended, 2 do
+  local m = ended[i]
+  if m ~= latest['0'] and m ~= latest['1'] then
+    redis.call('ZREM', KEYS[1], m)
+    removed = removed + 1
+  end
+end
+return removed
+"""
+
 # KEYS: lease. ARGV: node. Deletes the lease only if this node holds it.
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -110,6 +137,7 @@ class Store:
         self._cas = self.link.script(_CAS)
         self._create = self.link.script(_CREATE)
         self._touch = self.link.script(_TOUCH)
+        self._prune = self.link.script(_PRUNE)
         self._release = self.redis.register_script(_RELEASE)
 
     # key names -------------------------------------------------------------
@@ -154,10 +182,12 @@ class Store:
         await self.link.execute("PUBLISH", self.channel(room_id), notice)
 
     # presence --------------------------------------------------------------
-    async def touch_many(self, rooms: list[tuple[str, dict[str, int], int]]
+    async def touch_many(self, rooms: list[tuple[str, dict[str, int], int]],
+                         prune_before_ms: int | None = None
                          ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
         """``touch`` for several rooms in one write, each with its presence
-        entries read back: (room alive, entries) per room."""
+        entries read back: (room alive, entries) per room. With
+        ``prune_before_ms``, entries that ended by then are pruned first."""
         commands: list[tuple] = []
         for room_id, members, expire_at_ms in rooms:
             key = self.room_key(room_id)
@@ -166,15 +196,21 @@ class Store:
                 flat += [member, score]
             commands.append(("EVALSHA", self._touch.sha, 2, key, key + ":presence",
                              expire_at_ms, *flat))
+            if prune_before_ms is not None:
+                commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence",
+                                 prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
         try:
             replies = await self.link.execute_many(commands)
         except ResponseError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
-            await self.link.execute("SCRIPT", "LOAD", _TOUCH)  # a restarted store forgot it
+            for script in (_TOUCH, _PRUNE):  # a restarted store forgot them
+                await self.link.execute("SCRIPT", "LOAD", script)
             replies = await self.link.execute_many(commands)
-        return [(bool(replies[i]), _pairs(replies[i + 1])) for i in range(0, len(replies), 2)]
+        step = 2 if prune_before_ms is None else 3
+        return [(bool(replies[i]), _pairs(replies[i + step - 1]))
+                for i in range(0, len(replies), step)]
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
         args: list[Any] = [expire_at_ms]
@@ -183,26 +219,6 @@ class Store:
         return bool(
             await self._touch(keys=[self.room_key(room_id), self.presence_key(room_id)], args=args)
         )
-
-    async def prune_presence(self, room_id: str, now_ms: int) -> None:
-        """Drop presence entries that have ended: every spectator's, and each
-        side's but its latest (kept as that side's "last seen")."""
-        key = self.presence_key(room_id)
-        ended = await self.redis.zrangebyscore(key, "-inf", now_ms, withscores=True)
-        if not ended:
-            return
-        live_sides = {m.split(b":", 1)[0] for m in
-                      await self.redis.zrangebyscore(key, f"({now_ms}", "+inf")}
-        latest: dict[bytes, tuple[float, bytes]] = {}
-        for member, score in ended:
-            side = member.split(b":", 1)[0]
-            if side in (b"0", b"1") and side not in live_sides and (
-                    side not in latest or score > latest[side][0]):
-                latest[side] = (score, member)
-        keep = {m for _, m in latest.values()}
-        old = [m for m, _ in ended if m not in keep]
-        if old:
-            await self.redis.zrem(key, *old)
 
     # computer lease --------------------------------------------------------
     async def take_lease(self, room_id: str, node: str, ms: int) -> bool:
