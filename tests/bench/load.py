@@ -93,11 +93,11 @@ async def open_room(http: httpx.AsyncClient, base: str, ws_urls: list[str],
 
 
 async def play_room(room: str, players: list[Player], until: float, rate: float, rtts: list,
-                    counter: list, rng: random.Random) -> None:
+                    counter: list, rng: random.Random, limit: int | None = None) -> None:
     period = 1.0 / rate if rate else 0.0
     next_at = time.perf_counter() + (rng.random() * period if period else 0)
     n = 0
-    while time.perf_counter() < until:
+    while time.perf_counter() < until and (limit is None or n < limit):
         st = players[0].state if players[0].version >= players[1].version else players[1].state
         if st.outcome is not None:
             return
@@ -112,7 +112,7 @@ async def play_room(room: str, players: list[Player], until: float, rate: float,
         n += 1
         t0 = time.perf_counter()
         mover.ws.send({"t": "move", "room": room, "version": st.version, "move": move,
-                       "id": f"{n}"})
+                       "id": f"v{st.version}"})
         try:
             await asyncio.wait_for(mover.wait_version(st.version + 1), 10)
         except asyncio.TimeoutError:
@@ -132,6 +132,22 @@ async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
         rtts: list[float] = []
         counter = [0]
         rng = random.Random(1)
+        if rate:
+            # Start every room somewhere in its game, so that games end (and new rooms
+            # open) at a steady rate rather than all together 40 s in.
+            async def stagger(i, room, players):
+                r = random.Random(i)
+                await play_room(room, players, time.perf_counter() + 300, 0, [], [0], r,
+                                limit=r.randrange(0, 30))
+                if players[0].state.outcome is None and players[1].state.outcome is None:
+                    return room, players
+                for p in players:
+                    await p.ws.close()
+                return await open_room(http, base, ws_urls, i)
+
+            for batch in range(0, rooms, 200):
+                opened[batch:batch + 200] = await asyncio.gather(
+                    *(stagger(i, *opened[i]) for i in range(batch, min(rooms, batch + 200))))
         on_start()
         t0 = time.perf_counter()
         until = t0 + seconds
@@ -242,11 +258,13 @@ async def measure(args, servers, store_pid: int | None) -> None:
         for ws in socks:
             await ws.close()
     thinkers = []
+    hints: list[float] = []
     stop = asyncio.Event()
     if args.computer_rooms:
         thinkers = [asyncio.create_task(keep_computer_busy(base, ws_urls[0], args.level, stop))
                     for _ in range(args.computer_rooms)]
-        await asyncio.sleep(1.0)
+        thinkers.append(asyncio.create_task(ask_hints(base, ws_urls[0], stop, hints)))
+        await asyncio.sleep(3.0)  # the workers have started and are thinking
     if args.rooms:
         marks = {}
 
@@ -284,6 +302,9 @@ async def measure(args, servers, store_pid: int | None) -> None:
         computer_moves = sum(await asyncio.gather(*thinkers))
         print(f"computer seats: {args.computer_rooms} thinking at level {args.level}; "
               f"{computer_moves} computer moves meanwhile")
+        hints.sort()
+        print(f"hints (a local room asking every second): {len(hints)}, "
+              f"p50 {pct(hints, 50):.0f} ms, max {pct(hints, 100):.0f} ms")
 
 
 async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
@@ -312,6 +333,41 @@ async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.E
                              "move": rng.choice(msg.legal).move, "id": f"c{msg.version}"})
             await ws.close()
     return moves
+
+
+async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list[float]) -> int:
+    """A local Kalah room that asks for a hint, plays it, waits a second, again."""
+    async with httpx.AsyncClient() as http:
+        while not stop.is_set():
+            r = (await http.post(base + "/api/rooms", json={"game": "kalah", "mode": "local"})).json()
+            inbox: asyncio.Queue = asyncio.Queue()
+            ws = await RawSocket.connect(ws_url, inbox.put_nowait)
+            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
+            state = None
+            while not stop.is_set():
+                try:
+                    msg = await asyncio.wait_for(inbox.get(), 1.0)
+                except asyncio.TimeoutError:
+                    continue
+                if msg.t != "state" or (state is not None and msg.version <= state.version):
+                    continue
+                state = msg
+                if state.outcome is not None:
+                    break
+                await asyncio.sleep(1.0)
+                t0 = time.perf_counter()
+                ws.send({"t": "hint", "room": r["room"], "id": f"h{state.version}"})
+                try:
+                    while (msg := await asyncio.wait_for(inbox.get(), 30)).t != "hint":
+                        pass
+                except asyncio.TimeoutError:
+                    print("no hint within 30 s", file=sys.stderr)
+                    break
+                latencies.append(time.perf_counter() - t0)
+                ws.send({"t": "move", "room": r["room"], "version": state.version,
+                         "move": msg.move, "id": f"m{state.version}"})
+            await ws.close()
+    return 0
 
 
 if __name__ == "__main__":
