@@ -34,6 +34,7 @@ class Msg(msgspec.Struct):
     outcome: Any = None
     last: Any = None
     code: str | None = None
+    move: str | None = None  # hint
 
 
 _decode = msgspec.json.Decoder(Msg).decode
