@@ -307,7 +307,7 @@ class Node:
         with contextlib.suppress(Exception):
             now = now_ms()
             # Mark the presence as ended now (kept as "last seen" for the absence timer).
-            await self.store.redis.zadd(self.store.presence_key(room_id), conn.members(now), xx=True)
+            await self.store.end_presence(room_id, conn.members(now))
             await self.store.publish(room_id, encode_notice(Notice(0, "P")))
 
     # messages ----------------------------------------------------------------
@@ -447,7 +447,7 @@ class Node:
         if not sides and conn.room != room.id:
             # Seat holders always get in; visitors only while the room has space.
             now = now_ms()
-            here = await self.store.redis.zcount(self.store.presence_key(room.id), now + 1, "+inf")
+            here = await self.store.present_count(room.id, now + 1)
             if here >= self.settings.sockets_per_room:
                 raise R.Refused("room-full")
         new_token = None

@@ -220,6 +220,17 @@ class Store:
             await self._touch(keys=[self.room_key(room_id), self.presence_key(room_id)], args=args)
         )
 
+    async def present_count(self, room_id: str, after_ms: int) -> int:
+        """Connections whose presence lasts beyond ``after_ms``."""
+        return int(await self.link.execute("ZCOUNT", self.presence_key(room_id), after_ms, "+inf"))
+
+    async def end_presence(self, room_id: str, members: dict[str, int]) -> None:
+        """Mark entries as ended at their score (kept as "last seen"); absent ones stay absent."""
+        flat: list[Any] = []
+        for member, score in members.items():
+            flat += [score, member]
+        await self.link.execute("ZADD", self.presence_key(room_id), "XX", *flat)
+
     # computer lease --------------------------------------------------------
     async def take_lease(self, room_id: str, node: str, ms: int) -> bool:
         return bool(await self.redis.set(self.lease_key(room_id), node, nx=True, px=ms))
