@@ -71,9 +71,7 @@ class SowingTables:
             order = [j % ring for j in range(i + 1, i + 1 + ring) if not skipped(i, j % ring)]
             seqs = [tuple(order[t % len(order)] for t in range(n)) for n in range(max_seeds + 1)]
             self.seq[i] = tuple(seqs)
-            self.add[i] = tuple(
-                sum(1 << shift(j) for j in s) - (len(s) << shift(i)) for s in seqs
-            )
+            self.add[i] = tuple(sum(1 << shift(j) for j in s) - (len(s) << shift(i)) for s in seqs)
             self.last[i] = tuple(s[-1] if s else i for s in seqs)
 
 

@@ -94,8 +94,9 @@ def family(game: Any) -> str:
     raise TypeError(f"no computer player for {game!r}")
 
 
-def choose(game: Any, state: Any, level: str, seed: int,
-           pause: Callable[[], None] | None = None) -> Any:
+def choose(
+    game: Any, state: Any, level: str, seed: int, pause: Callable[[], None] | None = None
+) -> Any:
     """The computer's move at ``level`` (one of ``LEVELS``), deterministic for ``seed``.
 
     ``pause``, if given, is called every few hundred positions: a host may rest
@@ -119,8 +120,9 @@ def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]
     return _search(game, state, budget, seed)
 
 
-def _search(game: Any, state: Any, budget: Budget, seed: int,
-            pause: Callable[[], None] | None = None) -> tuple[Any, Any]:
+def _search(
+    game: Any, state: Any, budget: Budget, seed: int, pause: Callable[[], None] | None = None
+) -> tuple[Any, Any]:
     moves = game.legal_moves(state)
     if not moves:
         raise ValueError("no legal move: the game is over")
@@ -132,8 +134,13 @@ def _search(game: Any, state: Any, budget: Budget, seed: int,
         return time.perf_counter() > deadline
 
     rng = random.Random(seed)
-    kw: dict[str, Any] = {"nodes": budget.nodes, "expired": expired,
-                          "max_depth": budget.depth, "rng": rng, "noise": budget.noise}
+    kw: dict[str, Any] = {
+        "nodes": budget.nodes,
+        "expired": expired,
+        "max_depth": budget.depth,
+        "rng": rng,
+        "noise": budget.noise,
+    }
     if len(moves) == 1:
         return moves[0], None
     result: Any

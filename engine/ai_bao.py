@@ -39,8 +39,13 @@ class _Stop(Exception):
 
 
 def root(game: B.Bao, state: B.State) -> Node:
-    return (list(state.pits), list(state.hands), list(state.nyumba), state.to_move,
-            game._block(state))
+    return (
+        list(state.pits),
+        list(state.hands),
+        list(state.nyumba),
+        state.to_move,
+        game._block(state),
+    )
 
 
 def options(game: B.Bao, node: Node) -> list[tuple[Any, ...]]:
@@ -69,8 +74,9 @@ def options(game: B.Bao, node: Node) -> list[tuple[Any, ...]]:
         elif b2[16:24] == core.EMPTY_ROW:
             out.append((B._move(kind, r, d, safari, p, namua), None, -WIN if p else WIN))
         else:
-            out.append((B._move(kind, r, d, safari, p, namua),
-                        (b2, hands2, owned2, 1 - p, t), None))
+            out.append(
+                (B._move(kind, r, d, safari, p, namua), (b2, hands2, owned2, 1 - p, t), None)
+            )
     return out
 
 
@@ -80,10 +86,10 @@ def evaluate(node: Node) -> int:
     b, hands, _, p, _ = node
     mine = p << 4
     theirs = mine ^ 16
-    own = sum(b[mine:mine + 16]) + hands[p]
-    other = sum(b[theirs:theirs + 16]) + hands[1 - p]
-    front = sum(b[mine:mine + 8])
-    ofront = sum(b[theirs:theirs + 8])
+    own = sum(b[mine : mine + 16]) + hands[p]
+    other = sum(b[theirs : theirs + 16]) + hands[1 - p]
+    front = sum(b[mine : mine + 8])
+    ofront = sum(b[theirs : theirs + 8])
     return 4 * (own - other) + (front - ofront)
 
 
@@ -99,7 +105,9 @@ class Result:
         self.move, self.value, self.depth, self.nodes = move, value, depth, nodes
 
     def __repr__(self) -> str:
-        return f"Result(move={self.move}, value={self.value}, depth={self.depth}, nodes={self.nodes})"
+        return (
+            f"Result(move={self.move}, value={self.value}, depth={self.depth}, nodes={self.nodes})"
+        )
 
 
 def search(
@@ -173,8 +181,7 @@ def search(
     if rng is not None:
         rng.shuffle(kids)
         kids.sort(key=lambda k: k[0], reverse=True)
-    bias = {k[1]: (rng.gauss(0.0, noise) * 4 if rng is not None and noise else 0.0)
-            for k in kids}
+    bias = {k[1]: (rng.gauss(0.0, noise) * 4 if rng is not None and noise else 0.0) for k in kids}
     order = [(m, c, v) for _, m, c, v in kids]
     if len(order) == 1:
         return Result(order[0][0], 0, 0, 0)
@@ -271,8 +278,13 @@ def mcts(
                 break
         else:
             b, hands, owned, p, block = t.node  # type: ignore[misc]
-            st = B.State(tuple(b), (hands[0], hands[1]), p, (owned[0], owned[1]),
-                         B.NAMES[(p << 4) + block] if block >= 0 else None)
+            st = B.State(
+                tuple(b),
+                (hands[0], hands[1]),
+                p,
+                (owned[0], owned[1]),
+                B.NAMES[(p << 4) + block] if block >= 0 else None,
+            )
             winner, _ = game._random_playout(st, rand)
             mover = 1 - p
             reward = 0.5 if winner is None else 1.0 if winner == mover else 0.0

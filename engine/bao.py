@@ -50,7 +50,9 @@ from engine.core import BadNotation, IllegalMove, Outcome, Step
 PLAYER = ("S", "N")
 # NAMES[16 * player + ring]: ring 0-7 front 1-8, ring 8-15 back 8-1 (B2, B5)
 NAMES = tuple(
-    f"{'Aa'[p] if r < 8 else 'Bb'[p]}{r + 1 if r < 8 else 16 - r}" for p in (0, 1) for r in range(16)
+    f"{'Aa'[p] if r < 8 else 'Bb'[p]}{r + 1 if r < 8 else 16 - r}"
+    for p in (0, 1)
+    for r in range(16)
 )
 INDEX = {name: i for i, name in enumerate(NAMES)}
 # The rows of a position text, top to bottom: b8..b1, a8..a1, A1..A8, B1..B8.
@@ -189,8 +191,9 @@ class Bao:
         p = state.to_move
         b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
         log: list[tuple[Any, ...]] = []
-        summary = core.run(self.rules, b, hands, owned, p, kind, r, d, move.safari,
-                           self._block(state), log)
+        summary = core.run(
+            self.rules, b, hands, owned, p, kind, r, d, move.safari, self._block(state), log
+        )
         core.finish(self.rules, self.takasia, b, hands, owned, p, summary, log)
         out = [s for entry in log for s in _steps(entry)]
         nxt = self.play(state, move)
@@ -220,7 +223,7 @@ class Bao:
         (the kichwa its seeds enter, B6/B10), with `` +`` for safari."""
         if not move.pit:
             return None, "pass"
-        choice = self.notation(move)[len(move.pit):]
+        choice = self.notation(move)[len(move.pit) :]
         if state is not None and (state.hands[0] or state.hands[1]):
             entry = self._table(state).raw.get(move)
             if entry is not None and entry[4] == core.CAPTURE:
@@ -239,8 +242,10 @@ class Bao:
         rows = "/".join(",".join(str(state.pits[i]) for i in row) for row in ROWS)
         owned = "".join(PLAYER[p] for p in (0, 1) if state.nyumba[p]) or "-"
         stage = "namua" if state.hands[0] or state.hands[1] else "mtaji"
-        text = (f"{rows} {PLAYER[state.to_move]} {stage} "
-                f"hands={state.hands[0]},{state.hands[1]} nyumba={owned}")
+        text = (
+            f"{rows} {PLAYER[state.to_move]} {stage} "
+            f"hands={state.hands[0]},{state.hands[1]} nyumba={owned}"
+        )
         if state.takasia:
             text += f" takasia={state.takasia}"
         if any(state.pending):
@@ -381,8 +386,13 @@ class Bao:
         if takasia is not None and takasia not in INDEX:
             raise ValueError(f"takasia={takasia} is not a pit")
         return State(
-            tuple(pits), hands, to_move, ("S" in owned, "N" in owned), takasia,
-            _pair(keys.get("pending", "0,0")), keys.get("adjudication"),
+            tuple(pits),
+            hands,
+            to_move,
+            ("S" in owned, "N" in owned),
+            takasia,
+            _pair(keys.get("pending", "0,0")),
+            keys.get("adjudication"),
         )
 
     def _problem(self, s: State) -> str:
@@ -445,8 +455,10 @@ def _steps(entry: tuple[Any, ...]) -> list[Step]:
         return [Step("tax", pit=NAMES[i], seeds=n, player=i >> 4), lift] if note else [lift]
     if what == "relay":
         _, i, n, p, note = entry
-        return [Step("relay", pit=NAMES[i], seeds=n, player=p, note=note),
-                Step("lift", pit=NAMES[i], seeds=n, player=p)]
+        return [
+            Step("relay", pit=NAMES[i], seeds=n, player=p, note=note),
+            Step("lift", pit=NAMES[i], seeds=n, player=p),
+        ]
     if what == "capture":
         _, f, c, k, p = entry
         return [Step("capture", pit=NAMES[f], seeds=c, to=NAMES[k], player=p)]

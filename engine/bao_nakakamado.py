@@ -131,10 +131,19 @@ def app_move(game: Bao, state: State, move: Move) -> dict[str, Any]:
     capture = game.summary(state, move).kind == core.CAPTURE  # IllegalMove if not legal
     where = _place(INDEX[move.pit])
     if _stage(state) == "mtaji":
-        return {"row": where["row"], "index": where["index"], "direction": WORD[move.side],
-                "type": "capture" if capture else "takata", "phase": "mtaji"}
-    out: dict[str, Any] = {"type": "capture" if capture else "takata", "phase": "namua",
-                           "row": 0, "index": where["index"]}
+        return {
+            "row": where["row"],
+            "index": where["index"],
+            "direction": WORD[move.side],
+            "type": "capture" if capture else "takata",
+            "phase": "mtaji",
+        }
+    out: dict[str, Any] = {
+        "type": "capture" if capture else "takata",
+        "phase": "namua",
+        "row": 0,
+        "index": where["index"],
+    }
     if capture:
         side = WORD[move.side]
         out["direction"] = "right" if side == "left" else "left"
@@ -158,8 +167,12 @@ def read_move(game: Bao, state: State, obj: Any) -> Move:
         move = PASS
     else:
         row, index = obj.get("row"), obj.get("index")
-        if type(row) is not int or type(index) is not int or row not in (0, 1) or \
-                not 0 <= index < 8:
+        if (
+            type(row) is not int
+            or type(index) is not int
+            or row not in (0, 1)
+            or not 0 <= index < 8
+        ):
             raise ValueError(f"move {json.dumps(obj)} needs row 0-1 and index 0-7")
         pit = NAMES[(state.to_move << 4) + (index if row == 0 else 15 - index)]
         namua_capture = obj.get("type") == "capture" and obj.get("phase") == "namua"
@@ -173,12 +186,15 @@ def read_move(game: Bao, state: State, obj: Any) -> Move:
         else:
             move = Move(pit, letter, tax=obj.get("houseTwo") is True)
     if move not in game.legal_moves(state):
-        raise IllegalMove(f"{json.dumps(obj)} ({game.notation(move)}) is not legal in "
-                          f"{game.describe(state)}")
+        raise IllegalMove(
+            f"{json.dumps(obj)} ({game.notation(move)}) is not legal in {game.describe(state)}"
+        )
     expected = app_move(game, state, move)
     if not same(obj, expected):
-        raise ValueError(f"move {json.dumps(obj)} is {game.notation(move)}, which the app "
-                         f"writes {json.dumps(expected)}")
+        raise ValueError(
+            f"move {json.dumps(obj)} is {game.notation(move)}, which the app "
+            f"writes {json.dumps(expected)}"
+        )
     return move
 
 
@@ -208,8 +224,13 @@ def app_board(game: Bao, before: State | None, after: State, plies: int) -> dict
     outcome = game.outcome(after)
     frozen = outcome is not None and outcome.reason in ("front-empty", "relay-limit")
     shown = before if frozen and before is not None else after
-    pits = [[[after.pits[(p << 4) + r] for r in range(8)],
-             [after.pits[(p << 4) + 15 - i] for i in range(8)]] for p in (0, 1)]
+    pits = [
+        [
+            [after.pits[(p << 4) + r] for r in range(8)],
+            [after.pits[(p << 4) + 15 - i] for i in range(8)],
+        ]
+        for p in (0, 1)
+    ]
     winner: int | None = None
     if outcome is not None:
         winner = after.to_move if outcome.reason == "relay-limit" else outcome.winner
@@ -243,8 +264,10 @@ def difference(given: dict[str, Any], board: dict[str, Any]) -> str:
             return whole
         if not same(seeds, theirs[p][row][i]):
             pit = NAMES[(p << 4) + (i if row == 0 else 15 - i)]
-            return (f"pits[{p}][{row}][{i}] ({pit}) is {json.dumps(seeds)}, the replay gives "
-                    f"{theirs[p][row][i]}")
+            return (
+                f"pits[{p}][{row}][{i}] ({pit}) is {json.dumps(seeds)}, the replay gives "
+                f"{theirs[p][row][i]}"
+            )
     return whole
 
 

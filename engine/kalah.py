@@ -57,15 +57,18 @@ STORE = (6, 13)
 NAMES = tuple(sw.PIT_NAMES[:6]) + ("store0",) + tuple(sw.PIT_NAMES[6:]) + ("store1",)
 SH = tuple(sw.shift(k) for k in range(14))
 SOUTH, NORTH = sw.mask(range(6)), sw.mask(range(7, 13))  # each side's pits
-MINE = tuple(tuple(r in RING[6 * p:6 * p + 6] for r in range(14)) for p in (0, 1))
+MINE = tuple(tuple(r in RING[6 * p : 6 * p + 6] for r in range(14)) for p in (0, 1))
 TABLES = sw.SowingTables(14, RING, lambda i, j: j == STORE[1 - (i > 6)], max_seeds=72)
 SEQ = TABLES.seq
 OWN_STORE, OWN_PIT, ELSEWHERE = 0, 1, 2  # where a move's last seed lands
 # MOVES[i][n]: (add-vector, last field, where it lands) for n seeds lifted from ring pit i
 MOVES = [
     tuple(
-        (add, last, OWN_STORE if last == STORE[i > 6] else OWN_PIT if MINE[i > 6][last]
-         else ELSEWHERE)
+        (
+            add,
+            last,
+            OWN_STORE if last == STORE[i > 6] else OWN_PIT if MINE[i > 6][last] else ELSEWHERE,
+        )
         for add, last in zip(TABLES.add[i], TABLES.last[i], strict=True)
     )
     for i in range(14)

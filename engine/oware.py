@@ -363,7 +363,7 @@ class Oware:
         if state.repetition and any(pits):
             raise BadNotation(f"position {text!r}: a repetition ending clears the board (O11)")
         over = self._over(state)
-        mover = pits[6 * state.to_move:6 * state.to_move + 6]
+        mover = pits[6 * state.to_move : 6 * state.to_move + 6]
         if not over and not any(mover):
             raise BadNotation(f"position {text!r}: the player to move has no seed, so O10 ends it")
         if state.history and over:
@@ -382,7 +382,7 @@ class Oware:
         first_mover = (state.to_move + len(state.history)) % 2
         b = sw.pack(earliest + list(scores), first_mover)
         seen = {b}
-        ok = all(v >= 0 for v in earliest) and any(earliest[6 * first_mover:6 * first_mover + 6])
+        ok = all(v >= 0 for v in earliest) and any(earliest[6 * first_mover : 6 * first_mover + 6])
         for move, n in state.history if ok else ():
             if move not in _moves(b) or b >> SH[move] & 255 != n:
                 ok = False

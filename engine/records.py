@@ -142,14 +142,26 @@ def text(data: dict[str, Any]) -> str:
 
 def redump(record: Record, format: str | None = None) -> dict[str, Any]:
     """A loaded record written again (in its own format unless ``format`` says)."""
-    return dump(game_of(record), record.moves, players=record.players, mode=record.mode,
-                computer=record.computer, outcome=record.outcome,
-                format=format or record.format)
+    return dump(
+        game_of(record),
+        record.moves,
+        players=record.players,
+        mode=record.mode,
+        computer=record.computer,
+        outcome=record.outcome,
+        format=format or record.format,
+    )
 
 
 def _dump_trial(
-    game: Game, states: list[Any], played: list[Any], players: tuple[Any, Any] | None,
-    mode: str, computer: dict[str, Any] | None, over: Outcome | None, ending: Outcome | None,
+    game: Game,
+    states: list[Any],
+    played: list[Any],
+    players: tuple[Any, Any] | None,
+    mode: str,
+    computer: dict[str, Any] | None,
+    over: Outcome | None,
+    ending: Outcome | None,
 ) -> dict[str, Any]:
     bao: Any = game
     out = dict(nk.HEADER)
@@ -174,8 +186,10 @@ def _trial_ending(over: Outcome | None) -> dict[str, Any]:
     """N8, N9: the app's ``adjudication`` and ``outcome`` for the board's ending."""
     adjudication = _adjudication(over)
     winner = over.winner if over is not None else None
-    return {"adjudication": adjudication, "outcome": {"winner": winner,
-                                                      "adjudication": adjudication}}
+    return {
+        "adjudication": adjudication,
+        "outcome": {"winner": winner, "adjudication": adjudication},
+    }
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -265,8 +279,9 @@ def _read(data: str | bytes | dict[str, Any]) -> tuple[Record, list[Any]]:
         raise BadRecord(f"format {_j(fmt)} is not a record format nyumba reads ({known})")
     version = data.get("version")
     if type(version) is not int or version != VERSIONS[fmt]:
-        raise BadRecord(f"{fmt} version {_j(version)} is not supported (nyumba reads version "
-                        f"{VERSIONS[fmt]})")
+        raise BadRecord(
+            f"{fmt} version {_j(version)} is not supported (nyumba reads version {VERSIONS[fmt]})"
+        )
     if fmt == nk.FORMAT:
         return _read_trial(data)
     return _read_generic(data)
@@ -293,32 +308,49 @@ def _read_generic(data: dict[str, Any]) -> tuple[Record, list[Any]]:
         except (BadNotation, IllegalMove) as e:
             raise BadRecord(f"ply {n} ({SIDE[side]}): {e}") from None
         if game.notation(move) != entry.move:
-            raise BadRecord(f"ply {n} ({SIDE[side]}): {entry.move!r} is written "
-                            f"{game.notation(move)!r}")
+            raise BadRecord(
+                f"ply {n} ({SIDE[side]}): {entry.move!r} is written {game.notation(move)!r}"
+            )
         result = game.describe(after)
         if entry.result != result:
-            raise BadRecord(f"ply {n} ({SIDE[side]}) {entry.move}: the result "
-                            f"{entry.result!r} differs from the replay's {result!r}")
+            raise BadRecord(
+                f"ply {n} ({SIDE[side]}) {entry.move}: the result "
+                f"{entry.result!r} differs from the replay's {result!r}"
+            )
         moves.append(entry.move)
         states.append(after)
         state = after
     final = game.describe(state)
     if doc.final != final:
-        raise BadRecord(f"final position (after ply {len(moves)}): {doc.final!r} differs "
-                        f"from the replay's {final!r}")
+        raise BadRecord(
+            f"final position (after ply {len(moves)}): {doc.final!r} differs "
+            f"from the replay's {final!r}"
+        )
     over = game.outcome(state)
     if over is not None:
         if not nk.same(doc.outcome, msgspec.to_builtins(over)):
-            raise BadRecord(f"outcome {_j(doc.outcome)} differs from the replay's "
-                            f"{_j(msgspec.to_builtins(over))}")
+            raise BadRecord(
+                f"outcome {_j(doc.outcome)} differs from the replay's "
+                f"{_j(msgspec.to_builtins(over))}"
+            )
         ending: Outcome | None = over
     else:
         ending = _adjudicated(doc.outcome, "outcome")
     if doc.adjudication != _adjudication(ending):
-        raise BadRecord(f"adjudication {_j(doc.adjudication)} should be "
-                        f"{_j(_adjudication(ending))}")
-    record = Record(FORMAT, game.profile, dict(game.options), tuple(moves), players,
-                    doc.mode, doc.computer, ending, _adjudication(ending))
+        raise BadRecord(
+            f"adjudication {_j(doc.adjudication)} should be {_j(_adjudication(ending))}"
+        )
+    record = Record(
+        FORMAT,
+        game.profile,
+        dict(game.options),
+        tuple(moves),
+        players,
+        doc.mode,
+        doc.computer,
+        ending,
+        _adjudication(ending),
+    )
     return record, states
 
 
@@ -347,11 +379,22 @@ def _read_trial(data: dict[str, Any]) -> tuple[Record, list[Any]]:
     ending = over
     if extra.outcome is not None:
         if over is not None:
-            raise BadRecord(f"nyumba.outcome {_j(extra.outcome)}: the game ended by the rules "
-                            f"({_j(msgspec.to_builtins(over))})")
+            raise BadRecord(
+                f"nyumba.outcome {_j(extra.outcome)}: the game ended by the rules "
+                f"({_j(msgspec.to_builtins(over))})"
+            )
         ending = _adjudicated(extra.outcome, "nyumba.outcome")
-    record = Record(nk.FORMAT, game.profile, dict(game.options), tuple(moves), players,
-                    doc.mode, doc.computer, ending, _adjudication(ending))
+    record = Record(
+        nk.FORMAT,
+        game.profile,
+        dict(game.options),
+        tuple(moves),
+        players,
+        doc.mode,
+        doc.computer,
+        ending,
+        _adjudication(ending),
+    )
     return record, states
 
 
@@ -363,8 +406,7 @@ def _replay_trial(game: Any, doc: _Trial, parted: list[str]) -> tuple[list[Any],
     for n, entry in enumerate(doc.history, 1):
         side = _to_move(game, state, n)
         if entry.player != side:
-            raise BadRecord(f"ply {n}: player {entry.player}, but {SIDE[side]} ({side}) is "
-                            f"to move")
+            raise BadRecord(f"ply {n}: player {entry.player}, but {SIDE[side]} ({side}) is to move")
         try:
             move = nk.read_move(game, state, entry.move)
         except ValueError as e:  # IllegalMove included
@@ -373,12 +415,16 @@ def _replay_trial(game: Any, doc: _Trial, parted: list[str]) -> tuple[list[Any],
         result = nk.app_result(game, state, move, after)
         for key in nk.SUMMARY_FIELDS:
             if not nk.same(getattr(entry, key), result[key]):
-                raise BadRecord(f"ply {n} ({SIDE[side]}) {game.notation(move)}: {key} is "
-                                f"{_j(getattr(entry, key))}, the replay gives {_j(result[key])}")
+                raise BadRecord(
+                    f"ply {n} ({SIDE[side]}) {game.notation(move)}: {key} is "
+                    f"{_j(getattr(entry, key))}, the replay gives {_j(result[key])}"
+                )
         if not parted and nk.parts_from_the_app(game, state, move, after):
-            parted.append(f"at ply {n} {SIDE[side]}'s namua start lift ({game.notation(move)}) "
-                          f"emptied an owned nyumba, which then is no longer owned (bao.md N2), "
-                          f"while the trial app keeps it owned")
+            parted.append(
+                f"at ply {n} {SIDE[side]}'s namua start lift ({game.notation(move)}) "
+                f"emptied an owned nyumba, which then is no longer owned (bao.md N2), "
+                f"while the trial app keeps it owned"
+            )
         moves.append(game.notation(move))
         states.append(after)
         state = after
@@ -421,8 +467,12 @@ def replay_view(data: Record | str | bytes | dict[str, Any]) -> dict[str, Any]:
     game = game_of(record)
 
     def entry(state: Any, last: dict[str, Any] | None) -> dict[str, Any]:
-        return {"position": game.describe(state), "board": game.board(state),
-                "to_move": None if game.outcome(state) else game.to_move(state), "last": last}
+        return {
+            "position": game.describe(state),
+            "board": game.board(state),
+            "to_move": None if game.outcome(state) else game.to_move(state),
+            "last": last,
+        }
 
     plies = replay(record)
     states = [entry(game.start(), None)]
@@ -430,9 +480,13 @@ def replay_view(data: Record | str | bytes | dict[str, Any]) -> dict[str, Any]:
         last = {"move": ply.move, "side": ply.side, "steps": msgspec.to_builtins(ply.steps)}
         states.append(entry(ply.after, last))
     outcome = msgspec.to_builtins(record.outcome)
-    return {"game": record.game, "options": dict(record.options), "states": states,
-            "outcome": outcome, "adjudication": record.outcome.adjudication
-            if record.outcome else None}
+    return {
+        "game": record.game,
+        "options": dict(record.options),
+        "states": states,
+        "outcome": outcome,
+        "adjudication": record.outcome.adjudication if record.outcome else None,
+    }
 
 
 def summary_line(record: Record) -> str:
@@ -442,8 +496,11 @@ def summary_line(record: Record) -> str:
     if o is None:
         how = "not finished"
     elif o.winner is None:
-        how = f"no winner ({o.adjudication}, {o.reason})" if o.adjudication == "safety-stop" \
+        how = (
+            f"no winner ({o.adjudication}, {o.reason})"
+            if o.adjudication == "safety-stop"
             else f"drawn ({o.reason})"
+        )
     else:
         how = f"{SIDE[o.winner]} wins ({o.reason})"
     return f"{record.game}, {n} {'ply' if n == 1 else 'plies'}, {how}"
@@ -495,18 +552,26 @@ def _adjudicated(value: dict[str, Any] | None, field: str) -> Outcome | None:
         outcome = msgspec.convert(value, Outcome)
     except msgspec.ValidationError as e:
         raise BadRecord(f"{field} {_j(value)}: {e}") from None
-    if outcome.adjudication is None or outcome.adjudication in BOARD_ENDINGS or \
-            outcome.winner not in (None, 0, 1) or not nk.same(msgspec.to_builtins(outcome), value):
-        raise BadRecord(f"{field} {_j(value)}: the rules did not end the game, so an outcome "
-                        f"must be an adjudication (resignation, agreement …)")
+    if (
+        outcome.adjudication is None
+        or outcome.adjudication in BOARD_ENDINGS
+        or outcome.winner not in (None, 0, 1)
+        or not nk.same(msgspec.to_builtins(outcome), value)
+    ):
+        raise BadRecord(
+            f"{field} {_j(value)}: the rules did not end the game, so an outcome "
+            f"must be an adjudication (resignation, agreement …)"
+        )
     return outcome
 
 
 def _to_move(game: Game, state: Any, n: int) -> int:
     over = game.outcome(state)
     if over is not None:
-        raise BadRecord(f"ply {n}: the game was already over after ply {n - 1} "
-                        f"({_j(msgspec.to_builtins(over))})")
+        raise BadRecord(
+            f"ply {n}: the game was already over after ply {n - 1} "
+            f"({_j(msgspec.to_builtins(over))})"
+        )
     return game.to_move(state)
 
 

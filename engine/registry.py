@@ -8,7 +8,7 @@ family's constructor receives only valid values.
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -39,8 +39,12 @@ _PROFILES: dict[str, Profile] = {
             "kalah",
             (
                 Option("seeds", 4, (3, 4, 5, 6), "Seeds per pit at the start (K2)"),
-                Option("empty_capture", False, (False, True),
-                       "Last seed goes to the store even opposite an empty pit (K6)"),
+                Option(
+                    "empty_capture",
+                    False,
+                    (False, True),
+                    "Last seed goes to the store even opposite an empty pit (K6)",
+                ),
             ),
         ),
         Profile("oware", "Oware (Abapa)", "oware"),
@@ -88,14 +92,12 @@ def load(profile: str, **options: Any) -> Game:
             raise BadOptions(f"{profile} has no option {name!r}")
         # bool is an int: keep True from passing for 1 and 1 for True
         if not any(type(value) is type(c) and value == c for c in opt.choices):
-            raise BadOptions(
-                f"{profile} option {name}={value!r} is not one of {list(opt.choices)}"
-            )
+            raise BadOptions(f"{profile} option {name}={value!r} is not one of {list(opt.choices)}")
     values = {o.name: options.get(o.name, o.default) for o in spec.options}
     return _make(profile, tuple(sorted(values.items())))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _make(profile: str, items: tuple[tuple[str, Any], ...]) -> Game:
     spec = _PROFILES[profile]
     module = importlib.import_module(f"engine.{spec.family}")

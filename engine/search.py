@@ -55,14 +55,21 @@ class Result:
 
     __slots__ = ("depth", "move", "nodes", "scores", "value")
 
-    def __init__(self, move: int, value: int, depth: int, nodes: int,
-                 scores: dict[int, float]) -> None:
+    def __init__(
+        self, move: int, value: int, depth: int, nodes: int, scores: dict[int, float]
+    ) -> None:
         self.move, self.value, self.depth, self.nodes, self.scores = (
-            move, value, depth, nodes, scores)
+            move,
+            value,
+            depth,
+            nodes,
+            scores,
+        )
 
     def __repr__(self) -> str:
-        return (f"Result(move={self.move}, value={self.value}, depth={self.depth}, "
-                f"nodes={self.nodes})")
+        return (
+            f"Result(move={self.move}, value={self.value}, depth={self.depth}, nodes={self.nodes})"
+        )
 
 
 # -- Kalah ----------------------------------------------------------------------------------
@@ -360,8 +367,18 @@ def search_oware(
         finally:
             root_path.discard(y)
 
-    return _deepen(b, root_children, child_value, final, evaluate, max_depth, rng, noise,
-                   lambda: count, negated=True)
+    return _deepen(
+        b,
+        root_children,
+        child_value,
+        final,
+        evaluate,
+        max_depth,
+        rng,
+        noise,
+        lambda: count,
+        negated=True,
+    )
 
 
 # -- iterative deepening at the root ---------------------------------------------------------
@@ -389,8 +406,9 @@ def _deepen(
         rng.shuffle(kids)
         kids.sort(key=lambda k: k[0], reverse=True)  # stable: ties stay in seed order
     p = b & 1
-    bias = {i: (rng.gauss(0.0, noise) * 4 if rng is not None and noise else 0.0)
-            for _, i, _ in kids}
+    bias = {
+        i: (rng.gauss(0.0, noise) * 4 if rng is not None and noise else 0.0) for _, i, _ in kids
+    }
     order = [(i, y) for _, i, y in kids]
     best_move, best_value, depth_done = order[0][0], -INF, 0
     scores: dict[int, float] = {}
@@ -417,8 +435,11 @@ def _deepen(
                     v = value_of(y, depth, -INF, INF) + bias[i]  # exact values, then noise
                 else:
                     alpha = int(it_value)
-                    v = value_of(y, depth, alpha, INF) if k == 0 else value_of(
-                        y, depth, alpha, alpha + 1)
+                    v = (
+                        value_of(y, depth, alpha, INF)
+                        if k == 0
+                        else value_of(y, depth, alpha, alpha + 1)
+                    )
                     if k and v > alpha:  # null-window test failed high: search exactly
                         v = value_of(y, depth, alpha, INF)
                 it_scores[i] = v

@@ -83,8 +83,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
                 headers += SECURITY_HEADERS
-                headers.append((b"cache-control",
-                                b"public, max-age=300" if static else b"no-store"))
+                headers.append(
+                    (b"cache-control", b"public, max-age=300" if static else b"no-store")
+                )
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -159,12 +160,16 @@ def create_app(settings: Settings) -> Starlette:
         except msgspec.DecodeError:
             return _problem(400, "bad-json", "The room request is not valid JSON.")
         if await over_room_quota(request):
-            return _problem(429, "rate-limited",
-                            f"At most {settings.rooms_per_minute} new rooms a minute, please.")
+            return _problem(
+                429,
+                "rate-limited",
+                f"At most {settings.rooms_per_minute} new rooms a minute, please.",
+            )
         room_id = secrets.token_urlsafe(12)  # 96 random bits
         try:
-            room, token, sides = R.create(room_id, spec.game, spec.options, spec.mode, spec.side,
-                                          spec.level, now_ms())
+            room, token, sides = R.create(
+                room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, now_ms()
+            )
         except engine.BadOptions as exc:
             return _problem(400, "bad-game", str(exc))
         except R.Refused as r:
@@ -185,8 +190,11 @@ def create_app(settings: Settings) -> Starlette:
         room = R.decode_room(data)
         body = records.text(R.record(room))
         name = f"nyumba-{room.game}-{room_id}-{room.game_no}.json"
-        return Response(body, media_type="application/json",
-                        headers={"content-disposition": f'attachment; filename="{name}"'})
+        return Response(
+            body,
+            media_type="application/json",
+            headers={"content-disposition": f'attachment; filename="{name}"'},
+        )
 
     async def room_history(request: Request) -> Response:
         data, _ = await node().store.load(request.path_params["room"])
@@ -258,10 +266,10 @@ def create_app(settings: Settings) -> Starlette:
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=client, check_dir=False), name="static"),
     ]
+
     async def store_down(request: Request, exc: Exception) -> Response:
         return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
 
-    app = Starlette(routes=routes, lifespan=lifespan,
-                    exception_handlers={RedisError: store_down})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
     app.add_middleware(SecurityHeaders)
     return app

@@ -62,5 +62,6 @@ async def run_full_passes(every_s: float) -> None:
     while True:
         await asyncio.sleep(every_s)
         found, ms = full_pass()
-        log.info("full collection: %d objects in %.0f ms (%d tracked)", found, ms,
-                 len(gc.get_objects()))
+        log.info(
+            "full collection: %d objects in %.0f ms (%d tracked)", found, ms, len(gc.get_objects())
+        )

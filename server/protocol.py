@@ -11,7 +11,7 @@ Sides are integers: 0 = South (moves first), 1 = North.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -118,7 +118,7 @@ class Ping(_In, tag="ping"):
     n: Annotated[int, Meta(ge=0, le=2**53)] = 0
 
 
-ClientMessage = Union[Join, Move, Resign, Offer, Reply, Undo, HandOver, Reclaim, Hint, Ping]
+ClientMessage = Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Ping
 
 
 class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False):
@@ -244,7 +244,7 @@ class HintMove(_Out, tag="hint"):
     id: str | None = None
 
 
-ServerMessage = Union[Welcome, State, Ack, Error, OfferMade, HintMove, Pong]
+ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong
 
 # Error codes, each with the sentence the server uses by default.
 ERRORS: dict[str, str] = {

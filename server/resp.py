@@ -108,11 +108,15 @@ class Link:
         else:
             ctx = ssl_module.create_default_context() if self.tls else None
             _, proto = await loop.create_connection(
-                _Protocol, p.get("host", "localhost"), p.get("port", 6379), ssl=ctx)
+                _Protocol, p.get("host", "localhost"), p.get("port", 6379), ssl=ctx
+            )
         setup = []
         if p.get("password"):
-            auth = ("AUTH", p["username"], p["password"]) if p.get("username") else (
-                "AUTH", p["password"])
+            auth = (
+                ("AUTH", p["username"], p["password"])
+                if p.get("username")
+                else ("AUTH", p["password"])
+            )
             setup.append(proto.request(hiredis.pack_command(auth)))
         if p.get("db"):
             setup.append(proto.request(hiredis.pack_command(("SELECT", p["db"]))))
@@ -170,7 +174,7 @@ class Link:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    def script(self, text: str) -> "Script":
+    def script(self, text: str) -> Script:
         return Script(self, text)
 
     def close(self) -> None:

@@ -125,7 +125,9 @@ def _encode_state(state: Any) -> bytes:
 def _outcome(o: engine.Outcome | None) -> P.OutcomeOut | None:
     if o is None:
         return None
-    return P.OutcomeOut(winner=o.winner, reason=o.reason, score=o.score, adjudication=o.adjudication)
+    return P.OutcomeOut(
+        winner=o.winner, reason=o.reason, score=o.score, adjudication=o.adjudication
+    )
 
 
 def _steps(game, state, move) -> list[P.StepOut]:
@@ -153,6 +155,7 @@ def legal_view(game, state) -> list[P.Legal]:
 
 # ---------------------------------------------------------------- creation
 
+
 def create(
     room_id: str,
     game_name: str,
@@ -165,7 +168,9 @@ def create(
     """A new room and the creator's token and sides. engine.BadOptions for a bad game."""
     game = engine.load(game_name, **options)
     if level not in LEVELS:
-        raise Refused("bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}.")
+        raise Refused(
+            "bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}."
+        )
     if side == "random":
         mine = secrets.randbelow(2)
     else:
@@ -196,7 +201,10 @@ def create(
 
 # ---------------------------------------------------------------- views
 
-def state_message(room: Room, presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int) -> P.State:
+
+def state_message(
+    room: Room, presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int
+) -> P.State:
     """The ``state`` message for everyone in the room.
 
     ``presence`` maps side -> (present, last_seen_ms) as the store knows it.
@@ -208,18 +216,39 @@ def state_message(room: Room, presence: dict[int, tuple[bool, int]], now_ms: int
     for side, seat in enumerate(room.seats):
         present, last_seen = presence.get(side, (False, 0))
         if seat.holder == "computer":
-            seats.append(P.Seat(side, "computer", True, seat.level, 0, None,
-                                seat.token_hash is not None, seat.name))
+            seats.append(
+                P.Seat(
+                    side,
+                    "computer",
+                    True,
+                    seat.level,
+                    0,
+                    None,
+                    seat.token_hash is not None,
+                    seat.name,
+                )
+            )
             continue
         if present:
-            seats.append(P.Seat(side, seat.holder, True, None, 0, None,
-                                seat.token_hash is not None, seat.name))
+            seats.append(
+                P.Seat(
+                    side, seat.holder, True, None, 0, None, seat.token_hash is not None, seat.name
+                )
+            )
             continue
         since = max(last_seen, seat.claimed_ms, room.created_ms)
         gone = max(0, now_ms - since)
         seats.append(
-            P.Seat(side, seat.holder, False, None, gone, max(0, absent_ms - gone),
-                   seat.token_hash is not None, seat.name)
+            P.Seat(
+                side,
+                seat.holder,
+                False,
+                None,
+                gone,
+                max(0, absent_ms - gone),
+                seat.token_hash is not None,
+                seat.name,
+            )
         )
     return P.State(
         room=room.id,
@@ -251,11 +280,14 @@ def computer_to_move(room: Room) -> int | None:
 
 # ---------------------------------------------------------------- changes
 
+
 def _changed(room: Room, **fields) -> Room:
     return msgspec.structs.replace(room, rev=room.rev + 1, **fields)
 
 
-def _remember(intents: list[tuple[str, int]], key: str | None, version: int) -> list[tuple[str, int]]:
+def _remember(
+    intents: list[tuple[str, int]], key: str | None, version: int
+) -> list[tuple[str, int]]:
     if key is None:
         return intents
     return (intents + [(key, version)])[-RECENT_INTENTS:]
@@ -302,8 +334,15 @@ def hint_side(room: Room, sides: list[int]) -> int:
     return side
 
 
-def play(room: Room, sides: list[int], version: int, text: str, intent_id: str | None,
-         by_computer: bool = False, intent_key: str | None = None) -> Room:
+def play(
+    room: Room,
+    sides: list[int],
+    version: int,
+    text: str,
+    intent_id: str | None,
+    by_computer: bool = False,
+    intent_key: str | None = None,
+) -> Room:
     """A move intent, through the guards in order: seat → not over → turn →
     version → engine legality."""
     _require_seated(room, sides)
@@ -336,8 +375,9 @@ def play(room: Room, sides: list[int], version: int, text: str, intent_id: str |
         outcome=_outcome(game.outcome(after)),
         last=P.LastMove(move=notation, side=side, steps=steps, id=intent_id),
         offer=None,
-        intents=_remember(room.intents,
-                          f"{intent_key}:{intent_id}" if intent_id and intent_key else None, v),
+        intents=_remember(
+            room.intents, f"{intent_key}:{intent_id}" if intent_id and intent_key else None, v
+        ),
     )
 
 
@@ -388,7 +428,9 @@ def undo(room: Room, sides: list[int], version: int) -> Room:
     computer's reply); in a local room, the last move."""
     _require_seated(room, sides)
     if room.mode == "friend":
-        raise Refused("not-allowed", "Undo is for computer and local rooms; offer a takeback instead.")
+        raise Refused(
+            "not-allowed", "Undo is for computer and local rooms; offer a takeback instead."
+        )
     if version != room.version:
         raise Refused("stale")
     if room.outcome is not None and room.outcome.adjudication in ("resignation", "agreement"):
@@ -441,8 +483,11 @@ def reply(room: Room, sides: list[int], kind: str, accept: bool) -> tuple[Room, 
 def rematch(room: Room) -> Room:
     """The next game with sides swapped: each seat's holder moves to the other side."""
     game = game_of(room)
-    record = {"game_no": room.game_no, "moves": [p.move for p in room.history],
-              "outcome": msgspec.to_builtins(room.outcome)}
+    record = {
+        "game_no": room.game_no,
+        "moves": [p.move for p in room.history],
+        "outcome": msgspec.to_builtins(room.outcome),
+    }
     return _changed(
         room,
         version=room.version + 1,
@@ -457,8 +502,9 @@ def rematch(room: Room) -> Room:
     )
 
 
-def hand_over(room: Room, sides: list[int], presence: dict[int, tuple[bool, int]],
-              now_ms: int, absent_ms: int) -> Room:
+def hand_over(
+    room: Room, sides: list[int], presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int
+) -> Room:
     """Give the absent opponent's seat to the computer."""
     side = acting_side(room, sides)
     if room.mode != "friend" or len(sides) != 1:
@@ -539,12 +585,19 @@ def record(room: Room) -> dict[str, Any]:
     game = game_of(room)
     outcome = None
     if room.outcome is not None and room.outcome.adjudication in ("resignation", "agreement"):
-        outcome = engine.Outcome(winner=room.outcome.winner, reason=room.outcome.reason,
-                                 score=room.outcome.score,
-                                 adjudication=room.outcome.adjudication)
+        outcome = engine.Outcome(
+            winner=room.outcome.winner,
+            reason=room.outcome.reason,
+            score=room.outcome.score,
+            adjudication=room.outcome.adjudication,
+        )
     computer = next((s.level for s in room.seats if s.holder == "computer"), None)
     names = [s.name for s in room.seats]
-    return records.dump(game, [p.move for p in room.history],
-                        players=names if any(names) else None, mode=room.mode,
-                        computer=computer if room.mode == "computer" else None,
-                        outcome=outcome)
+    return records.dump(
+        game,
+        [p.move for p in room.history],
+        players=names if any(names) else None,
+        mode=room.mode,
+        computer=computer if room.mode == "computer" else None,
+        outcome=outcome,
+    )

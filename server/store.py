@@ -89,6 +89,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+
 class Notice(msgspec.Struct, array_like=True, frozen=True):
     """What a room's channel carries to every node.
 
@@ -127,9 +128,13 @@ class Store:
         # compare-and-set retried after it did land finds its own revision and is
         # re-judged, never applied twice.
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=64, timeout=10, health_check_interval=30,
+            url,
+            max_connections=64,
+            timeout=10,
+            health_check_interval=30,
             retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
         self.redis = aioredis.Redis(connection_pool=pool)
         # The per-message path (load, compare-and-set, publish, presence) shares one
         # multiplexed connection; pub/sub, the tick's pipelines and the rest use the pool.
@@ -160,17 +165,27 @@ class Store:
 
     # rooms -----------------------------------------------------------------
     async def create(self, room_id: str, rev: int, data: bytes, expire_at_ms: int) -> bool:
-        return bool(await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms]))
+        return bool(
+            await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms])
+        )
 
     async def load(self, room_id: str) -> tuple[bytes | None, list[tuple[bytes, float]]]:
         """The room's data and its presence entries, in one round trip."""
         key = self.room_key(room_id)
         data, flat = await self.link.execute_many(
-            [("HGET", key, "data"), ("ZRANGE", key + ":presence", 0, -1, "WITHSCORES")])
+            [("HGET", key, "data"), ("ZRANGE", key + ":presence", 0, -1, "WITHSCORES")]
+        )
         return data, _pairs(flat)
 
-    async def cas(self, room_id: str, expected_rev: int, new_rev: int, data: bytes,
-                  expire_at_ms: int, notice: bytes) -> int:
+    async def cas(
+        self,
+        room_id: str,
+        expected_rev: int,
+        new_rev: int,
+        data: bytes,
+        expire_at_ms: int,
+        notice: bytes,
+    ) -> int:
         return int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
@@ -182,9 +197,9 @@ class Store:
         await self.link.execute("PUBLISH", self.channel(room_id), notice)
 
     # presence --------------------------------------------------------------
-    async def touch_many(self, rooms: list[tuple[str, dict[str, int], int]],
-                         prune_before_ms: int | None = None
-                         ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
+    async def touch_many(
+        self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
+    ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
         """``touch`` for several rooms in one write, each with its presence
         entries read back: (room alive, entries) per room. With
         ``prune_before_ms``, entries that ended by then are pruned first."""
@@ -194,11 +209,11 @@ class Store:
             flat: list[Any] = []
             for member, score in members.items():
                 flat += [member, score]
-            commands.append(("EVALSHA", self._touch.sha, 2, key, key + ":presence",
-                             expire_at_ms, *flat))
+            commands.append(
+                ("EVALSHA", self._touch.sha, 2, key, key + ":presence", expire_at_ms, *flat)
+            )
             if prune_before_ms is not None:
-                commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence",
-                                 prune_before_ms))
+                commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
         try:
             replies = await self.link.execute_many(commands)
@@ -209,8 +224,9 @@ class Store:
                 await self.link.execute("SCRIPT", "LOAD", script)
             replies = await self.link.execute_many(commands)
         step = 2 if prune_before_ms is None else 3
-        return [(bool(replies[i]), _pairs(replies[i + step - 1]))
-                for i in range(0, len(replies), step)]
+        return [
+            (bool(replies[i]), _pairs(replies[i + step - 1])) for i in range(0, len(replies), step)
+        ]
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
         args: list[Any] = [expire_at_ms]
@@ -251,7 +267,9 @@ def _pairs(flat: list) -> list[tuple[bytes, float]]:
     return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
 
 
-def presence_by_side(members: list[tuple[bytes, float]], now_ms: int) -> dict[int, tuple[bool, int]]:
+def presence_by_side(
+    members: list[tuple[bytes, float]], now_ms: int
+) -> dict[int, tuple[bool, int]]:
     """side -> (present, last seen ms) from the presence set's entries."""
     out: dict[int, tuple[bool, int]] = {}
     for member, score in members:

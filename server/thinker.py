@@ -57,8 +57,9 @@ class Pacer:
             self.until = time.perf_counter() + self.run_s
 
 
-def choose(game_name: str, options: dict[str, Any], state: bytes, level: str, seed: int,
-           pause: Any = None) -> str:
+def choose(
+    game_name: str, options: dict[str, Any], state: bytes, level: str, seed: int, pause: Any = None
+) -> str:
     import engine
     from engine import ai
 

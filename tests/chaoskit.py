@@ -18,10 +18,10 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+from serverproc import ServerProcess, free_port
 from websockets.asyncio.client import connect
 
 import engine
-from serverproc import ServerProcess, free_port
 
 
 class Store:
@@ -47,7 +47,7 @@ class Player:
     """One side of one game: plays random legal moves, drops its connection at
     random, reconnects to a random node and resends what was not acknowledged."""
 
-    def __init__(self, chaos: "Chaos", room: str, token: str | None, rng: random.Random):
+    def __init__(self, chaos: Chaos, room: str, token: str | None, rng: random.Random):
         self.chaos, self.room, self.token, self.rng = chaos, room, token, rng
         self.side: int | None = None
         self.ws = None
@@ -63,7 +63,9 @@ class Player:
             url = self.rng.choice(self.chaos.ws_urls())
             try:
                 self.ws = await connect(url, open_timeout=3, close_timeout=1)
-                await self.ws.send(json.dumps({"t": "join", "room": self.room, "token": self.token}))
+                await self.ws.send(
+                    json.dumps({"t": "join", "room": self.room, "token": self.token})
+                )
                 welcome = await self._next("welcome", 5)
                 if welcome.get("t") == "error":
                     raise ConnectionError(welcome["code"])
@@ -98,8 +100,11 @@ class Player:
                 raise TimeoutError(want)
             raw = await asyncio.wait_for(self.ws.recv(), left)
             msg = json.loads(raw)
-            if msg["t"] == "state" and (self.state is None or msg["version"] >= self.state["version"]
-                                        or msg["game_no"] != self.state["game_no"]):
+            if msg["t"] == "state" and (
+                self.state is None
+                or msg["version"] >= self.state["version"]
+                or msg["game_no"] != self.state["game_no"]
+            ):
                 self.state = msg
             if msg["t"] == want or (msg["t"] == "error" and want == "welcome"):
                 return msg
@@ -128,8 +133,17 @@ class Player:
                     move = self.rng.choice(st["legal"])["move"]
                     self.pending = (f"{self.side}-{self.n}", st["version"], move)
                 intent, version, move = self.pending
-                await self.ws.send(json.dumps({"t": "move", "room": self.room, "version": version,
-                                               "move": move, "id": intent}))
+                await self.ws.send(
+                    json.dumps(
+                        {
+                            "t": "move",
+                            "room": self.room,
+                            "version": version,
+                            "move": move,
+                            "id": intent,
+                        }
+                    )
+                )
                 self.chaos.counts["intents-sent"] += 1
                 if self.rng.random() < self.chaos.drop_rate:
                     self.chaos.counts["drops"] += 1
@@ -153,13 +167,26 @@ class Player:
                 await self._drop()
                 await asyncio.sleep(0.1)
                 await self.connect()
-            if self.state is not None and self.state["outcome"] is not None and self.pending is None:
+            if (
+                self.state is not None
+                and self.state["outcome"] is not None
+                and self.pending is None
+            ):
                 return
 
 
 class Chaos:
-    def __init__(self, tmp: Path, *, games: int, seconds: float, drop_rate: float = 0.05,
-                 seed: int = 1, game: str = "oware", think: float = 0.3):
+    def __init__(
+        self,
+        tmp: Path,
+        *,
+        games: int,
+        seconds: float,
+        drop_rate: float = 0.05,
+        seed: int = 1,
+        game: str = "oware",
+        think: float = 0.3,
+    ):
         self.tmp, self.games, self.seconds, self.drop_rate = tmp, games, seconds, drop_rate
         self.think = think  # a player waits up to this long before each move
         self.rng = random.Random(seed)
@@ -172,11 +199,17 @@ class Chaos:
         return [n.ws_url for n in self.nodes if n.proc and n.proc.poll() is None]
 
     def _node(self, i: int, port: int | None = None) -> ServerProcess:
-        return ServerProcess(redis_url=self.store.url, data_dir=self.tmp / f"node{i}",
-                             port=port, env={"NYUMBA_KEY_PREFIX": "chaos:",
-                                             "NYUMBA_PRESENCE_TTL_MS": "2000",
-                                             "NYUMBA_TICK_MS": "500",
-                                             "NYUMBA_RATE_MESSAGES": "100000"})
+        return ServerProcess(
+            redis_url=self.store.url,
+            data_dir=self.tmp / f"node{i}",
+            port=port,
+            env={
+                "NYUMBA_KEY_PREFIX": "chaos:",
+                "NYUMBA_PRESENCE_TTL_MS": "2000",
+                "NYUMBA_TICK_MS": "500",
+                "NYUMBA_RATE_MESSAGES": "100000",
+            },
+        )
 
     async def _disasters(self, until: float) -> None:
         span = until - time.monotonic()
@@ -244,8 +277,10 @@ class Chaos:
 
             watcher = Client(self.nodes[0].ws_url)
             watcher.join(room)
-            if g.describe(state) != watcher.state["position"] or \
-                    len(rec["moves"]) != watcher.state["plies"]:
+            if (
+                g.describe(state) != watcher.state["position"]
+                or len(rec["moves"]) != watcher.state["plies"]
+            ):
                 mismatched += 1
             finished += watcher.state["outcome"] is not None
             watcher.close()
@@ -254,6 +289,13 @@ class Chaos:
             duplicated += sum(n - 1 for n in ids.values() if n > 1)
             for p in players:
                 lost += sum(1 for i in p.acked if ids[i] == 0)
-        return {"games": len(rooms), "finished": finished, "moves": moves,
-                "seconds": round(elapsed, 1), "lost": lost, "duplicated": duplicated,
-                "mismatched": mismatched, **dict(self.counts)}
+        return {
+            "games": len(rooms),
+            "finished": finished,
+            "moves": moves,
+            "seconds": round(elapsed, 1),
+            "lost": lost,
+            "duplicated": duplicated,
+            "mismatched": mismatched,
+            **dict(self.counts),
+        }

@@ -11,7 +11,6 @@ import os
 import uuid
 
 import pytest
-
 from serverproc import ServerProcess, make_server  # noqa: F401  (fixtures below use them)
 
 
@@ -36,8 +35,12 @@ def store_kind(request) -> str:
 def server(store_kind, tmp_path_factory, key_prefix):
     """A server with short timers (absence 1.5 s, tick 0.3 s) on each store."""
     srv = make_server(
-        store_kind, tmp_path_factory.mktemp(f"srv-{store_kind}"), key_prefix,
-        NYUMBA_ABSENT_MS="1500", NYUMBA_TICK_MS="300", NYUMBA_PRESENCE_TTL_MS="1000",
+        store_kind,
+        tmp_path_factory.mktemp(f"srv-{store_kind}"),
+        key_prefix,
+        NYUMBA_ABSENT_MS="1500",
+        NYUMBA_TICK_MS="300",
+        NYUMBA_PRESENCE_TTL_MS="1000",
     )
     yield srv
     srv.stop()

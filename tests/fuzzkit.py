@@ -17,20 +17,24 @@ from collections import Counter
 
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
+from wsclient import Client, create_room
 
 from server import protocol as P
-from wsclient import Client, create_room
 
 KINDS = ("join", "move", "resign", "offer", "reply", "undo", "hand_over", "reclaim", "ping")
 
 json_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False), st.text(max_size=40),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=40),
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=5),
-                            st.dictionaries(st.text(max_size=12), inner, max_size=5)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=12), inner, max_size=5)
+    ),
     max_leaves=20,
 )
 
@@ -42,8 +46,11 @@ def _not_a_real_intent(d: dict) -> bool:
         msg = P.decode(json.dumps(d))
     except Exception:
         return True
-    return isinstance(msg, (P.Ping, P.Join)) or getattr(msg, "room", None) != d.get("room") or \
-        d["t"] == "move"  # South's moves are out of turn: refused
+    return (
+        isinstance(msg, (P.Ping, P.Join))
+        or getattr(msg, "room", None) != d.get("room")
+        or d["t"] == "move"
+    )  # South's moves are out of turn: refused
 
 
 def boundary_ints():
@@ -52,13 +59,21 @@ def boundary_ints():
 
 def bad_moves(room: str, version: int, turn_version_ok: bool):
     """Moves that must be refused: text that is no move, or a version that is not current."""
-    versions = st.one_of(boundary_ints(), st.integers(min_value=0, max_value=10**6).filter(
-        lambda v: v != version or turn_version_ok))
-    return st.fixed_dictionaries({
-        "t": st.just("move"), "room": st.just(room), "version": versions,
-        "move": st.one_of(st.text(max_size=40), st.sampled_from(list("abcdefABCDEF") + ["A7L", "pass"])),
-        "id": st.text(min_size=1, max_size=70),
-    })
+    versions = st.one_of(
+        boundary_ints(),
+        st.integers(min_value=0, max_value=10**6).filter(lambda v: v != version or turn_version_ok),
+    )
+    return st.fixed_dictionaries(
+        {
+            "t": st.just("move"),
+            "room": st.just(room),
+            "version": versions,
+            "move": st.one_of(
+                st.text(max_size=40), st.sampled_from(list("abcdefABCDEF") + ["A7L", "pass"])
+            ),
+            "id": st.text(min_size=1, max_size=70),
+        }
+    )
 
 
 def messages(room: str, other_room: str, other_token: str, version: int):
@@ -70,37 +85,80 @@ def messages(room: str, other_room: str, other_token: str, version: int):
         st.tuples(st.sampled_from(["south", "anon"]), st.text(max_size=300)),
         # valid JSON, wrong shapes
         st.tuples(st.sampled_from(["south", "anon", "watcher"]), json_values.map(text)),
-        st.tuples(st.just("south"), st.fixed_dictionaries(
-            {"t": st.sampled_from(KINDS), "room": st.one_of(st.just(room), st.text(max_size=70))},
-            optional={"version": json_scalars, "kind": json_scalars, "accept": json_scalars,
-                      "token": json_scalars, "id": json_scalars, "extra": json_scalars},
-        ).filter(_not_a_real_intent).map(text)),
+        st.tuples(
+            st.just("south"),
+            st.fixed_dictionaries(
+                {
+                    "t": st.sampled_from(KINDS),
+                    "room": st.one_of(st.just(room), st.text(max_size=70)),
+                },
+                optional={
+                    "version": json_scalars,
+                    "kind": json_scalars,
+                    "accept": json_scalars,
+                    "token": json_scalars,
+                    "id": json_scalars,
+                    "extra": json_scalars,
+                },
+            )
+            .filter(_not_a_real_intent)
+            .map(text),
+        ),
         # out of turn (South), stale or malformed (North), anything from a spectator
         st.tuples(st.just("south"), bad_moves(room, version, True).map(text)),
         st.tuples(st.just("north"), bad_moves(room, version, False).map(text)),
         st.tuples(st.just("watcher"), bad_moves(room, version, True).map(text)),
-        st.tuples(st.just("watcher"), st.sampled_from([
-            {"t": "resign", "room": room}, {"t": "offer", "room": room, "kind": "draw"},
-            {"t": "undo", "room": room, "version": version}, {"t": "hand_over", "room": room},
-            {"t": "reclaim", "room": room}]).map(text)),
+        st.tuples(
+            st.just("watcher"),
+            st.sampled_from(
+                [
+                    {"t": "resign", "room": room},
+                    {"t": "offer", "room": room, "kind": "draw"},
+                    {"t": "undo", "room": room, "version": version},
+                    {"t": "hand_over", "room": room},
+                    {"t": "reclaim", "room": room},
+                ]
+            ).map(text),
+        ),
         # the other room, from seated sockets
-        st.tuples(st.sampled_from(["south", "north"]), st.sampled_from([
-            {"t": "move", "room": other_room, "version": 0, "move": "a", "id": "x"},
-            {"t": "resign", "room": other_room}]).map(text)),
+        st.tuples(
+            st.sampled_from(["south", "north"]),
+            st.sampled_from(
+                [
+                    {"t": "move", "room": other_room, "version": 0, "move": "a", "id": "x"},
+                    {"t": "resign", "room": other_room},
+                ]
+            ).map(text),
+        ),
         # forged and foreign tokens
-        st.tuples(st.just("anon"), st.one_of(
-            st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=1, max_size=128),
-            st.just(other_token)).map(lambda tok: text({"t": "join", "room": room, "token": tok}))),
+        st.tuples(
+            st.just("anon"),
+            st.one_of(
+                st.text(
+                    alphabet=string.ascii_letters + string.digits + "-_", min_size=1, max_size=128
+                ),
+                st.just(other_token),
+            ).map(lambda tok: text({"t": "join", "room": room, "token": tok})),
+        ),
         # oversize frames
-        st.tuples(st.sampled_from(["anon", "watcher"]), st.integers(8193, 20000).map(
-            lambda n: text({"t": "ping", "n": 1, "pad": "x" * n}))),
+        st.tuples(
+            st.sampled_from(["anon", "watcher"]),
+            st.integers(8193, 20000).map(lambda n: text({"t": "ping", "n": 1, "pad": "x" * n})),
+        ),
         # replies to offers nobody made, undo in a friend room
-        st.tuples(st.sampled_from(["south", "north"]), st.sampled_from([
-            {"t": "reply", "room": room, "kind": "draw", "accept": True},
-            {"t": "reply", "room": room, "kind": "rematch", "accept": True},
-            {"t": "undo", "room": room, "version": version},
-            {"t": "offer", "room": room, "kind": "rematch"},
-            {"t": "hand_over", "room": room}, {"t": "reclaim", "room": room}]).map(text)),
+        st.tuples(
+            st.sampled_from(["south", "north"]),
+            st.sampled_from(
+                [
+                    {"t": "reply", "room": room, "kind": "draw", "accept": True},
+                    {"t": "reply", "room": room, "kind": "rematch", "accept": True},
+                    {"t": "undo", "room": room, "version": version},
+                    {"t": "offer", "room": room, "kind": "rematch"},
+                    {"t": "hand_over", "room": room},
+                    {"t": "reclaim", "room": room},
+                ]
+            ).map(text),
+        ),
     )
 
 
@@ -149,9 +207,15 @@ class Campaign:
         watcher.join(self.room)
         st = watcher.state
         watcher.close()
-        return {"moves": rec["moves"], "ids": rec["ids"], "version": st["version"],
-                "position": st["position"], "outcome": st["outcome"], "offer": st["offer"],
-                "holders": [s["holder"] for s in st["seats"]]}
+        return {
+            "moves": rec["moves"],
+            "ids": rec["ids"],
+            "version": st["version"],
+            "position": st["position"],
+            "outcome": st["outcome"],
+            "offer": st["offer"],
+            "holders": [s["holder"] for s in st["seats"]],
+        }
 
     def send(self, who: str, raw: str | bytes) -> list[str]:
         """Send one message and a marker ping; the codes it got back."""

@@ -25,8 +25,14 @@ def free_port() -> int:
 class ServerProcess:
     """``nyumba serve`` in a child process."""
 
-    def __init__(self, *, redis_url: str | None, data_dir: Path, env: dict[str, str] | None = None,
-                 port: int | None = None):
+    def __init__(
+        self,
+        *,
+        redis_url: str | None,
+        data_dir: Path,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+    ):
         self.redis_url = redis_url
         self.data_dir = data_dir
         self.extra_env = dict(env or {})
@@ -42,7 +48,7 @@ class ServerProcess:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self, timeout: float = 30.0) -> "ServerProcess":
+    def start(self, timeout: float = 30.0) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         # Tests create rooms by the hundred from one address; the quota has its own test.
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
@@ -54,7 +60,10 @@ class ServerProcess:
         with open(self.log_path, "ab") as log:  # the child keeps its own copy
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

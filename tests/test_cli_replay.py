@@ -25,7 +25,10 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def test_a_good_record_prints_one_line(capsys, tmp_path):
     code, out, err = run(capsys, str(DATA / "nakakamado_safety_stop.json"))
     assert (code, out, err) == (
-        0, "ok: bao-nakakamado-a, 80 plies, no winner (safety-stop, relay-limit)\n", "")
+        0,
+        "ok: bao-nakakamado-a, 80 plies, no winner (safety-stop, relay-limit)\n",
+        "",
+    )
     game = engine.load("kalah", seeds=3)
     path = tmp_path / "kalah.json"
     path.write_text(records.dumps(game, ["a", "F"], outcome=engine.resigned(1)))
@@ -59,6 +62,9 @@ def test_standard_input(capsys, monkeypatch):
 def test_the_installed_command():
     done = subprocess.run(
         [sys.executable, "-m", "server.cli", "replay", str(DATA / "nakakamado_app_nyakua.json")],
-        capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[1],
     )
     assert done.returncode == 0 and done.stdout.startswith("ok: bao-nakakamado-a, 14 plies, ")

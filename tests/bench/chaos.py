@@ -28,8 +28,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
     args = ap.parse_args()
-    report = Chaos(Path(tempfile.mkdtemp(prefix="nyumba-chaos-")), games=args.games,
-                   seconds=args.seconds, drop_rate=args.drop_rate, seed=args.seed).run()
+    report = Chaos(
+        Path(tempfile.mkdtemp(prefix="nyumba-chaos-")),
+        games=args.games,
+        seconds=args.seconds,
+        drop_rate=args.drop_rate,
+        seed=args.seed,
+    ).run()
     if args.json:
         print(json.dumps(report))
         sys.exit(0 if report["lost"] + report["duplicated"] + report["mismatched"] == 0 else 1)

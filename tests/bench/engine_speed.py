@@ -90,16 +90,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    print(f"# {platform.python_implementation()} {platform.python_version()}, "
-          f"{args.seconds:g} CPU-s per path, random playouts from the start")
-    print(f"{'profile':36} {'path':7} {'plies/s':>10} {'games/s':>9} {'plies/game':>10} "
-          f"{'wall plies/s':>12}")
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, "
+        f"{args.seconds:g} CPU-s per path, random playouts from the start"
+    )
+    print(
+        f"{'profile':36} {'path':7} {'plies/s':>10} {'games/s':>9} {'plies/game':>10} "
+        f"{'wall plies/s':>12}"
+    )
     for spec in args.profiles:
         game = load(spec)
         for label, run in (("fast", fast), ("public", public)):
             plies, games, cpu, wall = run(game, args.seconds, random.Random(args.seed))
-            print(f"{spec:36} {label:7} {plies / cpu:10,.0f} {games / cpu:9,.0f} "
-                  f"{plies / games:10.1f} {plies / wall:12,.0f}", flush=True)
+            print(
+                f"{spec:36} {label:7} {plies / cpu:10,.0f} {games / cpu:9,.0f} "
+                f"{plies / games:10.1f} {plies / wall:12,.0f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -47,9 +47,8 @@ import httpx
 
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
-from serverproc import ServerProcess  # noqa: E402
-
 from rawws import Msg, RawSocket  # noqa: E402
+from serverproc import ServerProcess  # noqa: E402
 
 
 def cpu_s(pid: int) -> float:
@@ -93,8 +92,9 @@ class Player:
         return fut
 
 
-async def open_room(http: httpx.AsyncClient, base: str, ws_urls: list[str],
-                    idx: int) -> tuple[str, list[Player]]:
+async def open_room(
+    http: httpx.AsyncClient, base: str, ws_urls: list[str], idx: int
+) -> tuple[str, list[Player]]:
     r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
     players = []
     for side, token in ((0, r["token"]), (1, None)):
@@ -107,8 +107,16 @@ async def open_room(http: httpx.AsyncClient, base: str, ws_urls: list[str],
     return r["room"], players
 
 
-async def play_room(room: str, players: list[Player], until: float, rate: float, rtts: list,
-                    counter: list, rng: random.Random, limit: int | None = None) -> None:
+async def play_room(
+    room: str,
+    players: list[Player],
+    until: float,
+    rate: float,
+    rtts: list,
+    counter: list,
+    rng: random.Random,
+    limit: int | None = None,
+) -> None:
     period = 1.0 / rate if rate else 0.0
     next_at = time.perf_counter() + (rng.random() * period if period else 0)
     n = 0
@@ -126,24 +134,27 @@ async def play_room(room: str, players: list[Player], until: float, rate: float,
         move = rng.choice(st.legal).move
         n += 1
         t0 = time.perf_counter()
-        mover.ws.send({"t": "move", "room": room, "version": st.version, "move": move,
-                       "id": f"v{st.version}"})
+        mover.ws.send(
+            {"t": "move", "room": room, "version": st.version, "move": move, "id": f"v{st.version}"}
+        )
         try:
             await asyncio.wait_for(mover.wait_version(st.version + 1), 10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             print("timeout waiting for a state", file=sys.stderr)
             return
         rtts.append((time.perf_counter() - t0, t0))
         counter[0] += 1
 
 
-async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
-                    on_stop=lambda: None):
+async def run_games(
+    base, ws_urls, rooms, seconds, rate, on_start=lambda: None, on_stop=lambda: None
+):
     async with httpx.AsyncClient(timeout=120) as http:
         opened = []
         for batch in range(0, rooms, 50):
             opened += await asyncio.gather(
-                *(open_room(http, base, ws_urls, i) for i in range(batch, min(rooms, batch + 50))))
+                *(open_room(http, base, ws_urls, i) for i in range(batch, min(rooms, batch + 50)))
+            )
         rtts: list[float] = []
         counter = [0]
         rng = random.Random(1)
@@ -152,8 +163,16 @@ async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
             # open) at a steady rate rather than all together 40 s in.
             async def stagger(i, room, players):
                 r = random.Random(i)
-                await play_room(room, players, time.perf_counter() + 300, 0, [], [0], r,
-                                limit=r.randrange(0, 30))
+                await play_room(
+                    room,
+                    players,
+                    time.perf_counter() + 300,
+                    0,
+                    [],
+                    [0],
+                    r,
+                    limit=r.randrange(0, 30),
+                )
                 if players[0].state.outcome is None and players[1].state.outcome is None:
                     return room, players
                 for p in players:
@@ -161,8 +180,9 @@ async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
                 return await open_room(http, base, ws_urls, i)
 
             for batch in range(0, rooms, 200):
-                opened[batch:batch + 200] = await asyncio.gather(
-                    *(stagger(i, *opened[i]) for i in range(batch, min(rooms, batch + 200))))
+                opened[batch : batch + 200] = await asyncio.gather(
+                    *(stagger(i, *opened[i]) for i in range(batch, min(rooms, batch + 200)))
+                )
         on_start()
         t0 = time.perf_counter()
         until = t0 + seconds
@@ -172,8 +192,9 @@ async def run_games(base, ws_urls, rooms, seconds, rate, on_start=lambda: None,
         # at once are not what a server sees in play).
         async def keep_playing(i, room, players):
             while True:
-                await play_room(room, players, until, rate, rtts, counter,
-                                random.Random(rng.random()))
+                await play_room(
+                    room, players, until, rate, rtts, counter, random.Random(rng.random())
+                )
                 if time.perf_counter() >= until:
                     return players
                 for p in players:
@@ -209,8 +230,10 @@ def print_timeline(timed: list[tuple[float, float]], t0: float) -> None:
         buckets.setdefault(int(sent - t0), []).append(rtt)
     for second in sorted(buckets):
         v = sorted(buckets[second])
-        print(f"  t={second:3d}s  moves {len(v):5d}  p50 {pct(v, 50):7.2f}  p99 {pct(v, 99):7.2f}"
-              f"  max {pct(v, 100):7.2f} ms")
+        print(
+            f"  t={second:3d}s  moves {len(v):5d}  p50 {pct(v, 50):7.2f}  p99 {pct(v, 99):7.2f}"
+            f"  max {pct(v, 100):7.2f} ms"
+        )
 
 
 def pct(values, p):
@@ -226,8 +249,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--nodes", default="1", help="node counts to run in turn, e.g. 1,2")
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
-    ap.add_argument("--computer-rooms", type=int, default=0,
-                    help="also keep this many computer seats thinking (level --level)")
+    ap.add_argument(
+        "--computer-rooms",
+        type=int,
+        default=0,
+        help="also keep this many computer seats thinking (level --level)",
+    )
     ap.add_argument("--level", default="advanced")
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
@@ -240,17 +267,22 @@ def main() -> None:
     if url is None:
         # One embedded store shared by every node.
         from server.embedded import EmbeddedValkey
+
         embedded = EmbeddedValkey(tmp / "valkey").start()
         url = embedded.url
     env = {"NYUMBA_KEY_PREFIX": prefix}
     store = "embedded Valkey" if embedded else url
     try:
         for count in [int(n) for n in args.nodes.split(",")]:
-            servers = [ServerProcess(redis_url=url, data_dir=tmp / f"{count}-{i}", env=env).start()
-                       for i in range(count)]
+            servers = [
+                ServerProcess(redis_url=url, data_dir=tmp / f"{count}-{i}", env=env).start()
+                for i in range(count)
+            ]
             try:
-                print(f"--- nodes={count} store={store} rooms={args.rooms} "
-                      f"rate={args.rate or 'closed loop'}")
+                print(
+                    f"--- nodes={count} store={store} rooms={args.rooms} "
+                    f"rate={args.rate or 'closed loop'}"
+                )
                 asyncio.run(measure(args, servers, embedded.proc.pid if embedded else None))
             finally:
                 for s in servers:
@@ -268,16 +300,20 @@ async def measure(args, servers, store_pid: int | None) -> None:
         socks = await idle_sockets(ws_urls, base, args.idle)
         await asyncio.sleep(1.0)
         after = sum(rss_kb(s.proc.pid) for s in servers)
-        print(f"idle sockets: {args.idle}  server RSS {before} -> {after} KiB  "
-              f"= {(after - before) / args.idle:.1f} KiB per socket")
+        print(
+            f"idle sockets: {args.idle}  server RSS {before} -> {after} KiB  "
+            f"= {(after - before) / args.idle:.1f} KiB per socket"
+        )
         for ws in socks:
             await ws.close()
     thinkers = []
     hints: list[float] = []
     stop = asyncio.Event()
     if args.computer_rooms:
-        thinkers = [asyncio.create_task(keep_computer_busy(base, ws_urls[0], args.level, stop))
-                    for _ in range(args.computer_rooms)]
+        thinkers = [
+            asyncio.create_task(keep_computer_busy(base, ws_urls[0], args.level, stop))
+            for _ in range(args.computer_rooms)
+        ]
         thinkers.append(asyncio.create_task(ask_hints(base, ws_urls[0], stop, hints)))
         await asyncio.sleep(3.0)  # the workers have started and are thinking
     if args.rooms:
@@ -299,27 +335,36 @@ async def measure(args, servers, store_pid: int | None) -> None:
             marks["own"] = time.process_time() - marks["own"]
             marks["store"] = (cpu_s(store_pid) if store_pid else 0.0) - marks["store"]
 
-        moves, elapsed, t0, timed = await run_games(base, ws_urls, args.rooms, args.seconds,
-                                                    args.rate, snapshot, stop_clock)
+        moves, elapsed, t0, timed = await run_games(
+            base, ws_urls, args.rooms, args.seconds, args.rate, snapshot, stop_clock
+        )
         cpu, own = marks["server"], marks["own"]
         print(f"moves: {moves} in {elapsed:.1f} s = {moves / elapsed:.0f} moves/s")
-        print(f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
-              f"(new rooms for finished games included); load generator {own:.1f} s"
-              + (f"; store {marks['store']:.1f} s" if store_pid else ""))
+        print(
+            f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
+            f"(new rooms for finished games included); load generator {own:.1f} s"
+            + (f"; store {marks['store']:.1f} s" if store_pid else "")
+        )
         rtts = sorted(rtt for rtt, _ in timed)
         if args.timeline:
             print_timeline(timed, t0)
-        print(f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
-              f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}")
+        print(
+            f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
+            f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}"
+        )
         print(f"server RSS after: {[rss_kb(s.proc.pid) for s in servers]} KiB")
     stop.set()
     if thinkers:
         computer_moves = sum(await asyncio.gather(*thinkers))
-        print(f"computer seats: {args.computer_rooms} thinking at level {args.level}; "
-              f"{computer_moves} computer moves meanwhile")
+        print(
+            f"computer seats: {args.computer_rooms} thinking at level {args.level}; "
+            f"{computer_moves} computer moves meanwhile"
+        )
         hints.sort()
-        print(f"hints (a local room asking every second): {len(hints)}, "
-              f"p50 {pct(hints, 50):.0f} ms, max {pct(hints, 100):.0f} ms")
+        print(
+            f"hints (a local room asking every second): {len(hints)}, "
+            f"p50 {pct(hints, 50):.0f} ms, max {pct(hints, 100):.0f} ms"
+        )
 
 
 async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
@@ -327,25 +372,37 @@ async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.E
     moves = 0
     async with httpx.AsyncClient() as http:
         while not stop.is_set():
-            r = (await http.post(base + "/api/rooms", json={
-                "game": "kalah", "mode": "computer", "side": "south", "level": level})).json()
+            r = (
+                await http.post(
+                    base + "/api/rooms",
+                    json={"game": "kalah", "mode": "computer", "side": "south", "level": level},
+                )
+            ).json()
             states: asyncio.Queue = asyncio.Queue()
             ws = await RawSocket.connect(
-                ws_url, lambda m: states.put_nowait(m) if m.t == "state" else None)
+                ws_url, lambda m: states.put_nowait(m) if m.t == "state" else None
+            )
             ws.send({"t": "join", "room": r["room"], "token": r["token"]})
             rng = random.Random(moves)
             while not stop.is_set():
                 try:
                     msg = await asyncio.wait_for(states.get(), 0.5)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 if msg.outcome is not None:
                     break
                 if msg.last is not None and msg.last["side"] == 1:
                     moves += 1
                 if msg.to_move == 0:
-                    ws.send({"t": "move", "room": r["room"], "version": msg.version,
-                             "move": rng.choice(msg.legal).move, "id": f"c{msg.version}"})
+                    ws.send(
+                        {
+                            "t": "move",
+                            "room": r["room"],
+                            "version": msg.version,
+                            "move": rng.choice(msg.legal).move,
+                            "id": f"c{msg.version}",
+                        }
+                    )
             await ws.close()
     return moves
 
@@ -354,7 +411,9 @@ async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list
     """A local Kalah room that asks for a hint, plays it, waits a second, again."""
     async with httpx.AsyncClient() as http:
         while not stop.is_set():
-            r = (await http.post(base + "/api/rooms", json={"game": "kalah", "mode": "local"})).json()
+            r = (
+                await http.post(base + "/api/rooms", json={"game": "kalah", "mode": "local"})
+            ).json()
             inbox: asyncio.Queue = asyncio.Queue()
             ws = await RawSocket.connect(ws_url, inbox.put_nowait)
             ws.send({"t": "join", "room": r["room"], "token": r["token"]})
@@ -362,7 +421,7 @@ async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list
             while not stop.is_set():
                 try:
                     msg = await asyncio.wait_for(inbox.get(), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 if msg.t != "state" or (state is not None and msg.version <= state.version):
                     continue
@@ -375,12 +434,19 @@ async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list
                 try:
                     while (msg := await asyncio.wait_for(inbox.get(), 30)).t != "hint":
                         pass
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     print("no hint within 30 s", file=sys.stderr)
                     break
                 latencies.append(time.perf_counter() - t0)
-                ws.send({"t": "move", "room": r["room"], "version": state.version,
-                         "move": msg.move, "id": f"m{state.version}"})
+                ws.send(
+                    {
+                        "t": "move",
+                        "room": r["room"],
+                        "version": state.version,
+                        "move": msg.move,
+                        "id": f"m{state.version}",
+                    }
+                )
             await ws.close()
     return 0
 

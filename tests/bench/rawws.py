@@ -14,7 +14,8 @@ import asyncio
 import base64
 import os
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import msgspec
@@ -47,7 +48,8 @@ def _mask(payload: bytes, key: bytes) -> bytes:
         return payload
     stream = (key * (n // 4 + 1))[:n]
     return (int.from_bytes(payload, "little") ^ int.from_bytes(stream, "little")).to_bytes(
-        n, "little")
+        n, "little"
+    )
 
 
 def frame(payload: bytes, opcode: int = 0x1) -> bytes:
@@ -81,8 +83,8 @@ class _Proto(asyncio.Protocol):
             end = buf.find(b"\r\n\r\n")
             if end < 0:
                 return
-            status = bytes(buf[:buf.find(b"\r\n")])
-            del buf[:end + 4]
+            status = bytes(buf[: buf.find(b"\r\n")])
+            del buf[: end + 4]
             if b" 101 " not in status:
                 self.handshaken.set_exception(ConnectionError(status.decode(errors="replace")))
                 return
@@ -127,16 +129,18 @@ class RawSocket:
         self._proto = proto
 
     @classmethod
-    async def connect(cls, url: str, on_message: Callable[[Msg], None]) -> "RawSocket":
+    async def connect(cls, url: str, on_message: Callable[[Msg], None]) -> RawSocket:
         parts = urlsplit(url)
         loop = asyncio.get_running_loop()
-        _, proto = await loop.create_connection(lambda: _Proto(on_message),
-                                                parts.hostname, parts.port or 80)
+        _, proto = await loop.create_connection(
+            lambda: _Proto(on_message), parts.hostname, parts.port or 80
+        )
         key = base64.b64encode(os.urandom(16)).decode()
         proto.transport.write(
             f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
             f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            f"Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
         await proto.handshaken
         return cls(proto)
 

@@ -117,9 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         base_url = args.base_url
         if not base_url:
             server = ServerProcess(
-                redis_url=os.environ.get("REDIS_URL"), data_dir=Path(tmp),
+                redis_url=os.environ.get("REDIS_URL"),
+                data_dir=Path(tmp),
                 # one socket plays both sides of every game, faster than a person would
-                env={"NYUMBA_KEY_PREFIX": f"shots-{uuid.uuid4().hex[:8]}:", "NYUMBA_RATE_MESSAGES": "100000"},
+                env={
+                    "NYUMBA_KEY_PREFIX": f"shots-{uuid.uuid4().hex[:8]}:",
+                    "NYUMBA_RATE_MESSAGES": "100000",
+                },
             ).start()
             base_url = server.url
         try:

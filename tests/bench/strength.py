@@ -67,8 +67,13 @@ def load(spec: str) -> Any:
     options: dict[str, Any] = {}
     for item in filter(None, opts.split(",")):
         key, _, value = item.partition("=")
-        options[key] = (value.lower() == "true" if value.lower() in ("true", "false")
-                        else int(value) if value.isdigit() else value)
+        options[key] = (
+            value.lower() == "true"
+            if value.lower() in ("true", "false")
+            else int(value)
+            if value.isdigit()
+            else value
+        )
     return engine.load(name, **options)
 
 
@@ -111,8 +116,9 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     if who.startswith("mcts"):
         n = int(who.split("=")[1])
         deadline = time.perf_counter() + 30
-        return ai_bao.mcts(game, state, n, lambda: time.perf_counter() > deadline,
-                           random.Random(seed)).move
+        return ai_bao.mcts(
+            game, state, n, lambda: time.perf_counter() > deadline, random.Random(seed)
+        ).move
     return ai.choose(game, state, who, seed)
 
 
@@ -142,9 +148,17 @@ def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
         points = 0.5
     else:
         points = 1.0 if out.winner == upper_side else 0.0
-    return {"spec": spec, "pair": f"{lower}:{upper}", "points": points, "plies": plies,
-            "unfinished": out is None, "cpu": cpu, "wall": wall, "capped": capped,
-            "upper_side": upper_side}
+    return {
+        "spec": spec,
+        "pair": f"{lower}:{upper}",
+        "points": points,
+        "plies": plies,
+        "unfinished": out is None,
+        "cpu": cpu,
+        "wall": wall,
+        "capped": capped,
+        "upper_side": upper_side,
+    }
 
 
 def _cap(game: Any, level: str) -> float:
@@ -153,8 +167,11 @@ def _cap(game: Any, level: str) -> float:
 
 def latency(profiles: list[str], count: int) -> None:
     """Time each level and the hint on positions from random games (see the docstring)."""
-    print(f"{'profile':18} {'level':13} {'cpu mean/p99/max ms':>22} {'wall mean/p99/max ms':>22}"
-          f" {'cap s':>5} {'capped':>6}", flush=True)
+    print(
+        f"{'profile':18} {'level':13} {'cpu mean/p99/max ms':>22} {'wall mean/p99/max ms':>22}"
+        f" {'cap s':>5} {'capped':>6}",
+        flush=True,
+    )
     for spec in profiles:
         game = load(spec)
         rng = random.Random(f"latency/{spec}")
@@ -177,17 +194,25 @@ def latency(profiles: list[str], count: int) -> None:
                 _, result = ai.analyse(game, state, budget, k)
                 cpu.append(1000 * (time.process_time() - c0))
                 wall.append(1000 * (time.perf_counter() - w0))
-                if result is not None and result.nodes < budget.nodes - 1 and (
-                        wall[-1] >= 1000 * budget.seconds):
+                if (
+                    result is not None
+                    and result.nodes < budget.nodes - 1
+                    and (wall[-1] >= 1000 * budget.seconds)
+                ):
                     capped += 1
 
             def stats(xs: list[float]) -> str:
                 xs = sorted(xs)
-                return (f"{sum(xs) / len(xs):.1f}/{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:.0f}"
-                        f"/{xs[-1]:.0f}")
+                return (
+                    f"{sum(xs) / len(xs):.1f}/{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:.0f}"
+                    f"/{xs[-1]:.0f}"
+                )
 
-            print(f"{spec:18} {level:13} {stats(cpu):>22} {stats(wall):>22} "
-                  f"{budget.seconds:5.2f} {capped:6}", flush=True)
+            print(
+                f"{spec:18} {level:13} {stats(cpu):>22} {stats(wall):>22} "
+                f"{budget.seconds:5.2f} {capped:6}",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -199,11 +224,19 @@ def main() -> None:
     ap.add_argument("--opening", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-plies", type=int, default=1000)
-    ap.add_argument("--bao-mcts", type=int, default=0,
-                    help="play advanced alpha-beta against MCTS with this many playouts")
+    ap.add_argument(
+        "--bao-mcts",
+        type=int,
+        default=0,
+        help="play advanced alpha-beta against MCTS with this many playouts",
+    )
     ap.add_argument("--json", help="append one line of results per pairing to this file")
-    ap.add_argument("--latency", type=int, default=0,
-                    help="time every level and the hint on this many positions per profile")
+    ap.add_argument(
+        "--latency",
+        type=int,
+        default=0,
+        help="time every level and the hint on this many positions per profile",
+    )
     args = ap.parse_args()
     if args.latency:
         latency(args.profiles, args.latency)
@@ -212,13 +245,22 @@ def main() -> None:
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
-    tasks = [(spec, lo, up, i, args.opening, args.seed, args.max_plies)
-             for spec in args.profiles for lo, up in pairs for i in range(args.games)]
-    print(f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
-          f"seed {args.seed}", flush=True)
-    print(f"{'profile':18} {'pair':24} {'games':>5} {'W-D-L':>11} {'score':>6} "
-          f"{'plies':>5} {'capped':>6}  cpu ms/move mean/max (wall mean), lower | upper",
-          flush=True)
+    tasks = [
+        (spec, lo, up, i, args.opening, args.seed, args.max_plies)
+        for spec in args.profiles
+        for lo, up in pairs
+        for i in range(args.games)
+    ]
+    print(
+        f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
+        f"seed {args.seed}",
+        flush=True,
+    )
+    print(
+        f"{'profile':18} {'pair':24} {'games':>5} {'W-D-L':>11} {'score':>6} "
+        f"{'plies':>5} {'capped':>6}  cpu ms/move mean/max (wall mean), lower | upper",
+        flush=True,
+    )
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     expected = {(spec, f"{lo}:{up}"): args.games for spec in args.profiles for lo, up in pairs}
     t0 = time.time()
@@ -250,18 +292,35 @@ def report(key: tuple[str, str], games: list[dict[str, Any]], path: str | None) 
         return 1000 * sum(cpu) / len(cpu), 1000 * max(cpu), 1000 * sum(wall) / len(wall)
 
     tl, tu = times(lower), times(upper)
-    print(f"{spec:18} {pair:24} {len(games):5} {f'{w}-{d}-{lo}':>11} {score:5.1f}% "
-          f"{plies:5.0f} {capped:6}  {tl[0]:.1f}/{tl[1]:.0f} ({tl[2]:.1f}) | "
-          f"{tu[0]:.1f}/{tu[1]:.0f} ({tu[2]:.1f})"
-          + (f"  [{unfinished} stopped at the ply limit]" if unfinished else ""), flush=True)
+    print(
+        f"{spec:18} {pair:24} {len(games):5} {f'{w}-{d}-{lo}':>11} {score:5.1f}% "
+        f"{plies:5.0f} {capped:6}  {tl[0]:.1f}/{tl[1]:.0f} ({tl[2]:.1f}) | "
+        f"{tu[0]:.1f}/{tu[1]:.0f} ({tu[2]:.1f})"
+        + (f"  [{unfinished} stopped at the ply limit]" if unfinished else ""),
+        flush=True,
+    )
     if path:
         with open(path, "a") as f:
-            f.write(json.dumps({"profile": spec, "pair": pair, "games": len(games), "wins": w,
-                                "draws": d, "losses": lo, "score": round(score, 1),
-                                "plies": round(plies, 1), "capped": capped,
-                                "cpu_ms_lower": round(tl[0], 2), "cpu_ms_upper": round(tu[0], 2),
-                                "max_ms_lower": round(tl[1], 1), "max_ms_upper": round(tu[1], 1)})
-                    + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "profile": spec,
+                        "pair": pair,
+                        "games": len(games),
+                        "wins": w,
+                        "draws": d,
+                        "losses": lo,
+                        "score": round(score, 1),
+                        "plies": round(plies, 1),
+                        "capped": capped,
+                        "cpu_ms_lower": round(tl[0], 2),
+                        "cpu_ms_upper": round(tu[0], 2),
+                        "max_ms_lower": round(tl[1], 1),
+                        "max_ms_upper": round(tu[1], 1),
+                    }
+                )
+                + "\n"
+            )
 
 
 if __name__ == "__main__":

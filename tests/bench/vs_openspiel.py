@@ -89,8 +89,11 @@ def same(profile: str, game: Any, state: Any, s: Any) -> bool:
         return game.outcome(state) is not None and s.is_terminal()
     pits, stores, player = osp_board(profile, s)
     ours = state.stores if profile == "kalah" else state.scores
-    return pits == list(state.pits) and tuple(stores) == tuple(ours) and (
-        player == game.to_move(state) == s.current_player())
+    return (
+        pits == list(state.pits)
+        and tuple(stores) == tuple(ours)
+        and (player == game.to_move(state) == s.current_player())
+    )
 
 
 def settle(game: Any, state: Any, s: Any) -> Any:
@@ -128,8 +131,11 @@ def check(profile: str, games: int, seed: int) -> None:
             state = settle(game, state, s)
             assert same(profile, game, state, s), (game.describe(state), str(s))
         assert s.is_terminal() and result_matches(game, state, s), (game.describe(state), str(s))
-    print(f"# {profile}: {games} random games, {plies} plies: the same boards, moves and "
-          f"results in both engines", flush=True)
+    print(
+        f"# {profile}: {games} random games, {plies} plies: the same boards, moves and "
+        f"results in both engines",
+        flush=True,
+    )
 
 
 def make_bot(profile: str, sims: int, seed: int) -> Any:
@@ -211,8 +217,14 @@ def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
     o = game.outcome(state)
     assert result_matches(game, state, s)
     points = 0.5 if o.winner is None else 1.0 if o.winner == ours_side else 0.0
-    return {"profile": profile, "points": points, "plies": plies, "ours": t_ours,
-            "bot": t_bot, "side": ours_side}
+    return {
+        "profile": profile,
+        "points": points,
+        "plies": plies,
+        "ours": t_ours,
+        "bot": t_bot,
+        "side": ours_side,
+    }
 
 
 def main() -> None:
@@ -226,17 +238,22 @@ def main() -> None:
     ap.add_argument("--check", type=int, default=200, help="random games to cross-check")
     args = ap.parse_args()
     if pyspiel is None:
-        print("vs_openspiel: skipped: open_spiel (pyspiel) is not importable in this Python; "
-              "install it in a separate venv with msgspec and run this file with that Python")
+        print(
+            "vs_openspiel: skipped: open_spiel (pyspiel) is not importable in this Python; "
+            "install it in a separate venv with msgspec and run this file with that Python"
+        )
         return
     for profile in args.games_list:
         if args.check:
             check(profile, args.check, args.seed)
         if args.sims == "auto":
             sims, per_move, per_sim = calibrate(profile, args.level, args.seed)
-            print(f"# {profile}: {args.level} takes {1000 * per_move:.1f} ms CPU per move on "
-                  f"sampled positions; MCTS {1e6 * per_sim:.1f} µs CPU per simulation: "
-                  f"{sims} simulations", flush=True)
+            print(
+                f"# {profile}: {args.level} takes {1000 * per_move:.1f} ms CPU per move on "
+                f"sampled positions; MCTS {1e6 * per_sim:.1f} µs CPU per simulation: "
+                f"{sims} simulations",
+                flush=True,
+            )
         else:
             sims = int(args.sims)
         tasks = [(profile, args.level, sims, i, args.seed) for i in range(args.games)]
@@ -250,14 +267,17 @@ def main() -> None:
         bot = [t for r in results for t in r["bot"]]
         as_south = [r["points"] for r in results if r["side"] == 0]
         as_north = [r["points"] for r in results if r["side"] == 1]
-        print(f"{profile}: {len(pts)} games vs OpenSpiel MCTS ({sims} simulations): "
-              f"W-D-L {w}-{d}-{lo}, score {100 * sum(pts) / len(pts):.1f}% "
-              f"(South {100 * sum(as_south) / max(1, len(as_south)):.0f}%, "
-              f"North {100 * sum(as_north) / max(1, len(as_north)):.0f}%); "
-              f"CPU ms/move ours {1000 * sum(ours) / len(ours):.1f} "
-              f"(max {1000 * max(ours):.0f}), MCTS {1000 * sum(bot) / len(bot):.1f} "
-              f"(max {1000 * max(bot):.0f}); {sum(r['plies'] for r in results) / len(results):.0f}"
-              f" plies/game; {time.time() - t0:.0f} s", flush=True)
+        print(
+            f"{profile}: {len(pts)} games vs OpenSpiel MCTS ({sims} simulations): "
+            f"W-D-L {w}-{d}-{lo}, score {100 * sum(pts) / len(pts):.1f}% "
+            f"(South {100 * sum(as_south) / max(1, len(as_south)):.0f}%, "
+            f"North {100 * sum(as_north) / max(1, len(as_north)):.0f}%); "
+            f"CPU ms/move ours {1000 * sum(ours) / len(ours):.1f} "
+            f"(max {1000 * max(ours):.0f}), MCTS {1000 * sum(bot) / len(bot):.1f} "
+            f"(max {1000 * max(bot):.0f}); {sum(r['plies'] for r in results) / len(results):.0f}"
+            f" plies/game; {time.time() - t0:.0f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ refused.
 
 from __future__ import annotations
 
-import re
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 
 import pytest
-
 from clientkit import CHROMIUM, DESKTOP, launch
 
 
@@ -23,6 +22,7 @@ from clientkit import CHROMIUM, DESKTOP, launch
 def browser():
     if os.environ.get("CI"):  # CI installs both (.ci/run): missing is a failure there
         import playwright.sync_api as sync_api
+
         assert shutil.which(CHROMIUM), "the system Chromium is missing: .ci/apt-packages has it"
     else:
         sync_api = pytest.importorskip("playwright.sync_api")
@@ -54,7 +54,9 @@ def open_page(browser, live_server):
 
     def new_context(speed="off", lang="en", viewport=DESKTOP):
         ctx = browser.new_context(
-            viewport=viewport, locale="ja-JP" if lang == "ja" else "en-US", base_url=live_server,
+            viewport=viewport,
+            locale="ja-JP" if lang == "ja" else "en-US",
+            base_url=live_server,
             accept_downloads=True,
         )
         ctx.add_init_script(
@@ -77,9 +79,7 @@ def open_page(browser, live_server):
     open_.context = new_context
     open_.allow = lambda pattern: allowed.append(re.compile(pattern))
     yield open_
-    problems = [
-        p for w in watched for p in w.problems if not any(a.search(p) for a in allowed)
-    ]
+    problems = [p for w in watched for p in w.problems if not any(a.search(p) for a in allowed)]
     for ctx in contexts:
         ctx.close()
     assert not problems, "the pages logged errors:\n" + "\n".join(problems)

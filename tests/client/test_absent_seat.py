@@ -21,7 +21,9 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
         if attr(host, "myturn") == "1":
             before = attr(host, "version")
             play_first(host)
-            host.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+            host.wait_for_function(
+                "v => document.querySelector('#app').dataset.version !== v", arg=before
+            )
         wait_settled(host)
     plies = int(attr(host, "plies"))
 
@@ -34,7 +36,8 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
     host.wait_for_selector("#seats li[data-side='1'].present")
     assert "computer" in host.inner_text("#seats li[data-side='1']")
     host.wait_for_function(
-        "n => Number(document.querySelector('#app').dataset.plies) > n", arg=plies, timeout=20_000)
+        "n => Number(document.querySelector('#app').dataset.plies) > n", arg=plies, timeout=20_000
+    )
     host.wait_for_selector("#app[data-myturn='1']", timeout=20_000)
     assert not host.is_visible("#handover")
 
@@ -47,7 +50,8 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
     back.click("#reclaim")
     back.wait_for_selector("#reclaim", state="hidden")
     host.wait_for_function(
-        "() => !document.querySelector(\"#seats li[data-side='1']\").textContent.includes('computer')")
+        "() => !document.querySelector(\"#seats li[data-side='1']\").textContent.includes('computer')"
+    )
     assert "player" in host.inner_text("#seats li[data-side='1']")
 
     # North is a person again: when North's turn comes, the friend is asked to play.
@@ -59,7 +63,9 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
         if attr(host, "myturn") == "1":
             before = attr(host, "version")
             play_first(host)
-            host.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+            host.wait_for_function(
+                "v => document.querySelector('#app').dataset.version !== v", arg=before
+            )
         else:
             back.wait_for_timeout(100)
     assert attr(back, "myturn") == "1"

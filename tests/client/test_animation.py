@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from clientkit import attr, play_first, start_game, wait_settled
 
 import engine
-from clientkit import attr, play_first, start_game, wait_settled
 
 # Every registered profile (Kalah with the most seeds per pit: the longest sowings).
 GAMES = [(p.name, {"seeds": 6} if p.name == "kalah" else {}) for p in engine.profiles()]
@@ -29,10 +29,14 @@ def test_animated_steps_land_on_the_servers_board(open_page, game, options):
         # While it runs, the page is busy and nothing is lit.
         if attr(page, "busy") == "1" and page.locator(".pit.lit").count() == 0:
             seen_moving = True
-        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
         wait_settled(page)
     assert seen_moving
-    assert attr(page, "drift") is None, f"{attr(page, 'drift')} animations ended off the server's board"
+    assert attr(page, "drift") is None, (
+        f"{attr(page, 'drift')} animations ended off the server's board"
+    )
 
 
 def nyakua_line() -> list[str] | None:
@@ -62,7 +66,9 @@ def test_nyakua_is_animated_and_announced(open_page):
     for text in line:  # by the move list's buttons: the keyboard-and-buttons way to play
         before = attr(page, "version")
         page.click(f"#move-buttons button[data-move='{text}']")
-        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
         wait_settled(page)
     assert "NYAKUA!" in page.inner_text("#last")
     assert attr(page, "drift") is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from clientkit import PHONE, attr, counts, pending, play_out, start_game, wait_open, wait_settled
 
 FAMILIES = [

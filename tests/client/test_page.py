@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import httpx
-
 from clientkit import PHONE, attr, start_game, wait_settled
 
 CLIENT = Path(__file__).resolve().parents[2] / "client"
@@ -108,7 +107,9 @@ def test_kalah_and_oware_layouts(open_page):
     assert box("A")["y"] < box("a")["y"]
     page.goto("/")
     start_game(page, "oware", mode="local")
-    assert box("f")["x"] < box("A")["x"] + 2 and box("A")["y"] < box("f")["y"]  # the ring turns at f→A
+    assert (
+        box("f")["x"] < box("A")["x"] + 2 and box("A")["y"] < box("f")["y"]
+    )  # the ring turns at f→A
     assert box("store1")["y"] < box("A")["y"] and box("store0")["y"] > box("a")["y"]
     assert "captured" in page.get_attribute("[data-pit='store0']", "aria-label")
 

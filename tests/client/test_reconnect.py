@@ -17,7 +17,9 @@ def play_plies(host, friend, n):
         assert mover is not None, "nobody was asked to move"
         before = attr(mover, "version")
         play_first(mover)
-        mover.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        mover.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
         wait_settled(host)
         wait_settled(friend)
 

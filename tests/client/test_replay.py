@@ -10,10 +10,9 @@ import json
 
 import httpx
 import msgspec
-import pytest
+from clientkit import counts, play_first, play_out, start_game, wait_settled
 
 import engine
-from clientkit import counts, play_first, play_out, start_game, wait_settled
 
 
 def replay_states(record: dict) -> dict:
@@ -29,8 +28,12 @@ def replay_states(record: dict) -> dict:
     state = game.start()
 
     def entry(state, last):
-        return {"position": game.describe(state), "board": game.board(state),
-                "to_move": None if game.outcome(state) else game.to_move(state), "last": last}
+        return {
+            "position": game.describe(state),
+            "board": game.board(state),
+            "to_move": None if game.outcome(state) else game.to_move(state),
+            "last": last,
+        }
 
     states = [entry(state, None)]
     for text in record["moves"]:
@@ -40,8 +43,13 @@ def replay_states(record: dict) -> dict:
         state = game.play(state, move)
         states.append(entry(state, {"move": text, "side": side, "steps": steps}))
     outcome = record.get("outcome") or msgspec.to_builtins(game.outcome(state))
-    return {"game": record["game"], "options": game.options, "states": states,
-            "outcome": outcome, "adjudication": (outcome or {}).get("adjudication")}
+    return {
+        "game": record["game"],
+        "options": game.options,
+        "states": states,
+        "outcome": outcome,
+        "adjudication": (outcome or {}).get("adjudication"),
+    }
 
 
 def serve_replay_if_missing(context, base_url):
@@ -51,7 +59,9 @@ def serve_replay_if_missing(context, base_url):
 
     def answer(route):
         record = json.loads(route.request.post_data)
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(replay_states(record)))
+        route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(replay_states(record))
+        )
 
     context.route("**/api/replay", answer)
     return True
@@ -87,7 +97,10 @@ def test_replay_and_record_round_trip(open_page, live_server, tmp_path):
     page.wait_for_selector(f"#replay[data-index='{plies}']")
     page.wait_for_timeout(100)
     assert counts_in(page, "#replay") == final
-    assert "wins" in box.locator(".result").inner_text() or "Draw" in box.locator(".result").inner_text()
+    assert (
+        "wins" in box.locator(".result").inner_text()
+        or "Draw" in box.locator(".result").inner_text()
+    )
     box.locator(".replay-close").click()
     assert not page.is_visible("#replay")
 
@@ -119,9 +132,14 @@ def test_bad_record_upload_is_refused_in_words(open_page, live_server, tmp_path)
     ctx = open_page.context()
     if serve_replay_if_missing(ctx, live_server):
         ctx.unroute("**/api/replay")
-        ctx.route("**/api/replay", lambda route: route.fulfill(
-            status=400, content_type="application/json",
-            body=json.dumps({"code": "bad-record", "message": "That is not a game record."})))
+        ctx.route(
+            "**/api/replay",
+            lambda route: route.fulfill(
+                status=400,
+                content_type="application/json",
+                body=json.dumps({"code": "bad-record", "message": "That is not a game record."}),
+            ),
+        )
     # The browser logs a failed (4xx) request as a console error by itself.
     open_page.allow(r"Failed to load resource: the server responded with a status of 4\d\d")
     page = open_page(ctx)
@@ -143,7 +161,9 @@ def test_unfinished_nakakamado_record_round_trip(open_page, live_server, tmp_pat
     for _ in range(6):
         before = page.get_attribute("#app", "data-version")
         play_first(page)
-        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
         wait_settled(page)
     board = counts(page)
     with page.expect_download() as download:

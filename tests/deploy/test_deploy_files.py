@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
 
@@ -64,21 +63,32 @@ def _nginx_config(tmp: Path, listen: int, nodes: list[ServerProcess]) -> Path:
     """deploy/proxy/nginx.conf with the compose hostnames replaced by local nodes."""
     text = (DEPLOY / "proxy" / "nginx.conf").read_text()
     servers = "".join(f"        server 127.0.0.1:{n.port};\n" for n in nodes)
-    text, count = re.subn(r"(    upstream nyumba \{\n)(?:.*\n)*?(        keepalive)", 
-                          lambda m: m.group(1) + servers + m.group(2), text)
+    text, count = re.subn(
+        r"(    upstream nyumba \{\n)(?:.*\n)*?(        keepalive)",
+        lambda m: m.group(1) + servers + m.group(2),
+        text,
+    )
     assert count == 1
     text = text.replace("listen 80;", f"listen 127.0.0.1:{listen};")
-    text = text.replace("http {", f"http {{\n    access_log off;\n    client_body_temp_path {tmp}/body;\n"
-                        f"    proxy_temp_path {tmp}/proxy;", 1)
-    text = text.replace("worker_processes auto;", f"worker_processes 1;\npid {tmp}/nginx.pid;\n"
-                        f"error_log {tmp}/error.log;")
+    text = text.replace(
+        "http {",
+        f"http {{\n    access_log off;\n    client_body_temp_path {tmp}/body;\n"
+        f"    proxy_temp_path {tmp}/proxy;",
+        1,
+    )
+    text = text.replace(
+        "worker_processes auto;",
+        f"worker_processes 1;\npid {tmp}/nginx.pid;\nerror_log {tmp}/error.log;",
+    )
     conf = tmp / "nginx.conf"
     conf.write_text(text)
     return conf
 
 
 def _nginx() -> str:
-    path = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    path = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None
+    )
     if path is None:
         if os.environ.get("CI"):
             pytest.fail("nginx is missing: .ci/apt-packages installs it")
@@ -92,19 +102,26 @@ def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_pa
 
     with embedded_valkey(tmp_path / "valkey") as embedded:
         url = os.environ["REDIS_URL"] if store_kind == "redis" else embedded
-        nodes = [ServerProcess(redis_url=url, data_dir=tmp_path / f"n{i}",
-                               env={"NYUMBA_KEY_PREFIX": key_prefix + "proxy:"}).start()
-                 for i in range(3)]
+        nodes = [
+            ServerProcess(
+                redis_url=url,
+                data_dir=tmp_path / f"n{i}",
+                env={"NYUMBA_KEY_PREFIX": key_prefix + "proxy:"},
+            ).start()
+            for i in range(3)
+        ]
         port = free_port()
         conf = _nginx_config(tmp_path, port, nodes)
         subprocess.run([nginx, "-t", "-c", str(conf)], check=True, capture_output=True)
-        proxy = subprocess.Popen([nginx, "-c", str(conf), "-g", "daemon off;"],
-                                 stderr=subprocess.DEVNULL)
+        proxy = subprocess.Popen(
+            [nginx, "-c", str(conf), "-g", "daemon off;"], stderr=subprocess.DEVNULL
+        )
         try:
             base = f"http://127.0.0.1:{port}"
             import time
 
             import httpx
+
             for _ in range(50):
                 try:
                     if httpx.get(base + "/healthz").status_code == 200:
@@ -132,7 +149,9 @@ def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_pa
                 mover.move(st["legal"][-1]["move"], version=st["version"])
                 mover.expect("ack")
                 watcher.wait_state(lambda s, v=st["version"]: s["version"] > v)
-            assert south.wait_state(lambda s: s["outcome"] is not None)["position"] == st["position"]
+            assert (
+                south.wait_state(lambda s: s["outcome"] is not None)["position"] == st["position"]
+            )
         finally:
             proxy.terminate()
             proxy.wait(10)

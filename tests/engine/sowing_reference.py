@@ -89,7 +89,7 @@ def oware_play(pits, scores, mover, move, seen):
         return pits, scores, nxt, "majority"
     key = (tuple(pits), tuple(scores), nxt)
     reason = None
-    if not any(pits[6 * nxt:6 * nxt + 6]):  # O10
+    if not any(pits[6 * nxt : 6 * nxt + 6]):  # O10
         reason = "no-moves"
     elif not taken and key in seen:  # O11
         reason = "repetition"

@@ -40,8 +40,9 @@ def positions(game, count: int, seed: int) -> list:
     return out
 
 
-@pytest.mark.parametrize(("profile", "options"), PROFILES,
-                         ids=[f"{p}{o or ''}" for p, o in PROFILES])
+@pytest.mark.parametrize(
+    ("profile", "options"), PROFILES, ids=[f"{p}{o or ''}" for p, o in PROFILES]
+)
 def test_every_level_plays_legal_deterministic_moves(profile, options):
     game = engine.load(profile, **options)
     for k, state in enumerate(positions(game, 4, seed=len(profile))):
@@ -97,8 +98,7 @@ def test_kalah_north_extra_turn_same_sign():
 def test_oware_takes_a_capture():
     # f's single seed makes A three: capture it (O6). Any other move gives nothing.
     game = engine.load("oware")
-    state = game.position("1 0 0 0 0 1 / 2 0 3 0 0 1 score 20 20 South".replace(
-        "20 20", "20-20"))
+    state = game.position("1 0 0 0 0 1 / 2 0 3 0 0 1 score 20 20 South".replace("20 20", "20-20"))
     assert game.notation(ai.choose(game, state, "advanced", seed=0)) == "f"
 
 
@@ -202,8 +202,9 @@ def test_bao_finds_the_winning_capture():
             while game.legal_moves(state) and found < 3:
                 moves = game.legal_moves(state)
                 me = game.to_move(state)
-                wins = [m for m in moves if (o := game.outcome(game.play(state, m)))
-                        and o.winner == me]
+                wins = [
+                    m for m in moves if (o := game.outcome(game.play(state, m))) and o.winner == me
+                ]
                 if wins and len(wins) < len(moves):
                     found += 1
                     for level in ("intermediate", "advanced"):
@@ -243,8 +244,11 @@ def test_same_move_in_another_process():
     outs = set()
     for hashseed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hashseed)
-        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                text=True, check=True).stdout)
+        outs.add(
+            subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            ).stdout
+        )
     assert len(outs) == 1
 
 

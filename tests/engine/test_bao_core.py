@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from baokit import at, legal, play, text  # noqa: F401
 
 import engine
-from baokit import at, legal, play, text  # noqa: F401
 from engine import BadNotation, IllegalMove, Outcome, Step
 from engine.bao import KUJIFUNZA, PASS, Bao, Move
 
@@ -53,8 +53,12 @@ def test_B2_pit_names_follow_the_literature():
     pits |= {f"a{i}": 0 for i in range(1, 9)} | {"a1": 1, "a8": 2}
     pits |= {f"b{i}": 0 for i in range(1, 9)} | {"b8": 16}
     assert J.board(state) == {
-        "pits": pits, "hands": [0, 0], "stage": "mtaji", "nyumba": [False, False],
-        "takasia": None, "pending": [0, 0],
+        "pits": pits,
+        "hands": [0, 0],
+        "stage": "mtaji",
+        "nyumba": [False, False],
+        "takasia": None,
+        "pending": [0, 0],
     }
 
 
@@ -162,7 +166,12 @@ def test_B6_move_notation_round_trips():
         with pytest.raises(BadNotation):
             K.parse(state, bad)
     moves = [Move("a5", "R", True), Move("A7", "L"), PASS, Move("A5", "L", tax=True)]
-    assert sorted(moves) == [PASS, Move("A5", "L", tax=True), Move("A7", "L"), Move("a5", "R", True)]
+    assert sorted(moves) == [
+        PASS,
+        Move("A5", "L", tax=True),
+        Move("A7", "L"),
+        Move("a5", "R", True),
+    ]
     assert len(set(moves + [Move("A7", "L")])) == 4
 
 
@@ -669,7 +678,7 @@ def test_B18_a_lone_kichwa_never_sows_into_the_back_row():
     lone = """
         0 0 0 0 0 0 0 {b1}
         0 0 0 0 0 0 0 1
-        {A} 
+        {A}
         0 0 0 2 0 0 0 0
         """
     cases = [

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from baokit import at, legal, play, text  # noqa: F401
 
 import engine
-from baokit import at, legal, play, text  # noqa: F401
 from engine import IllegalMove, Outcome, Step
 from engine.bao import KISWAHILI, Bao, Move
 
@@ -258,8 +258,9 @@ def test_K6_a_move_that_never_ends_is_illegal():
     assert K.outcome(state) == Outcome(1, "no-move")
     with pytest.raises(IllegalMove, match=r"A8L is not legal in .* \(it never ends, K6\)"):
         K.play(state, Move("A8", "L"))
-    patient = Bao("bao-kiswahili", {"takasia": True},
-                  msgspec.structs.replace(KISWAHILI, lap_limit=20_000))
+    patient = Bao(
+        "bao-kiswahili", {"takasia": True}, msgspec.structs.replace(KISWAHILI, lap_limit=20_000)
+    )
     assert patient.legal_moves(patient.position(K.describe(state))) == ()
 
 

@@ -6,9 +6,9 @@ Boards drawn North on top, rows as South sees them: b8..b1 / a8..a1 / A1..A8 / B
 from __future__ import annotations
 
 import pytest
+from baokit import at, legal, play, text  # noqa: F401
 
 import engine
-from baokit import at, legal, play, text  # noqa: F401
 from engine import IllegalMove, Outcome
 from engine.bao import Move
 
@@ -29,8 +29,22 @@ def test_J1_all_pits_hold_two_and_mtaji_starts_at_once():
     assert J.board(state)["stage"] == "mtaji" and J.board(state)["nyumba"] == [False, False]
     # Every first lap of 2 that ends in the front row captures: 16 moves, back pits included.
     assert legal(J, state) == [
-        "A1R", "A2R", "A3L", "A3R", "A4L", "A4R", "A5L", "A5R", "A6L", "A6R", "A7L", "A8L",
-        "B1R", "B2R", "B7L", "B8L",
+        "A1R",
+        "A2R",
+        "A3L",
+        "A3R",
+        "A4L",
+        "A4R",
+        "A5L",
+        "A5R",
+        "A6L",
+        "A6R",
+        "A7L",
+        "A8L",
+        "B1R",
+        "B2R",
+        "B7L",
+        "B8L",
     ]
     # A1R captures a6, a7, a2 and a1 in turn, relaying through A2, A7, A3, B3 and B6.
     assert J.describe(play(J, state, "A1R")) == text(

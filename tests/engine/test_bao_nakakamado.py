@@ -61,8 +61,9 @@ TWO = """
 
 def two(hands: tuple[int, int], a5: int = 1, a1: int = 2, game: Any = N) -> State:
     b1 = 64 - 3 - a5 - a1 - sum(hands)
-    return at(game, TWO.format(b1=b1, a5=a5, a1=a1),
-              f"S namua hands={hands[0]},{hands[1]} nyumba=-")
+    return at(
+        game, TWO.format(b1=b1, a5=a5, a1=a1), f"S namua hands={hands[0]},{hands[1]} nyumba=-"
+    )
 
 
 # -- N1, N2, N3, N4 ---------------------------------------------------------------------------
@@ -144,8 +145,14 @@ def test_N3_the_tax_applies_whatever_the_owned_nyumba_holds():
         """,
         "N namua hands=21,22 nyumba=SN",
     )
-    assert nk.app_move(N, state, move) == {"type": "takata", "phase": "namua", "row": 0,
-                                           "index": 4, "direction": "right", "houseTwo": True}
+    assert nk.app_move(N, state, move) == {
+        "type": "takata",
+        "phase": "namua",
+        "row": 0,
+        "index": 4,
+        "direction": "right",
+        "houseTwo": True,
+    }
     single = at(N, HOUSE_ALONE.format(A5=1, B7=8), "S namua hands=22,22 nyumba=SN")
     assert N.describe(play(N, single, "A5L2")) == text(  # the tax empties it: no longer owned
         """
@@ -203,10 +210,21 @@ def test_N5_two_captures_add_one_seed_from_each_hand_to_the_end_pit():
     )
     assert nk.app_result(N, state, move, N.play(state, move)) == {
         "player": 0,
-        "move": {"type": "capture", "phase": "namua", "row": 0, "index": 0,
-                 "direction": "right", "side": "left"},
-        "placed": 1, "captures": 2, "stolen": 1, "added": 2, "ownAdded": 1,
-        "opponentAdded": 1, "endpoint": {"player": 0, "row": 0, "index": 0},
+        "move": {
+            "type": "capture",
+            "phase": "namua",
+            "row": 0,
+            "index": 0,
+            "direction": "right",
+            "side": "left",
+        },
+        "placed": 1,
+        "captures": 2,
+        "stolen": 1,
+        "added": 2,
+        "ownAdded": 1,
+        "opponentAdded": 1,
+        "endpoint": {"player": 0, "row": 0, "index": 0},
     }
 
 
@@ -224,7 +242,11 @@ def test_N5_one_capture_adds_nothing():
     )
     result = nk.app_result(N, state, N.parse(state, "A4R"), after)
     assert (result["captures"], result["stolen"], result["added"], result["endpoint"]) == (
-        1, 0, 0, None)
+        1,
+        0,
+        0,
+        None,
+    )
 
 
 def test_N5_the_movers_last_seed_may_be_added_but_not_when_placing_used_it():
@@ -352,8 +374,9 @@ def test_N5_a_nyumba_stop_takes_the_addition_and_a_lost_nyumba_stays_lost():
     assert nk.app_move(N, state, stop)["houseChoice"] == "stop"
     assert nk.app_move(N, state, use)["houseChoice"] == "use"
     assert "houseChoice" not in nk.app_move(N, state, N.parse(state, "A4R"))
-    lost = at(N, HOUSE_STOP.replace("38", "44").replace("1 6 0", "1 0 0"),
-              "S namua hands=5,5 nyumba=N")
+    lost = at(
+        N, HOUSE_STOP.replace("38", "44").replace("1 6 0", "1 0 0"), "S namua hands=5,5 nyumba=N"
+    )
     assert N.describe(play(N, lost, "A1L")) == text(  # ends in the empty A5: 1 + 2, not owned
         """
         0 0 0 0 0 0 0 44
@@ -416,8 +439,15 @@ def test_N7_an_empty_hand_in_a_set_up_namua_position_passes():
     after = N.play(state, PASS)
     assert N.describe(after) == N.describe(state).replace(" S ", " N ")
     assert nk.app_result(N, state, PASS, after) == {
-        "player": 0, "move": {"type": "pass"}, "placed": 0, "captures": 0, "stolen": 0,
-        "added": 0, "ownAdded": 0, "opponentAdded": 0, "endpoint": None,
+        "player": 0,
+        "move": {"type": "pass"},
+        "placed": 0,
+        "captures": 0,
+        "stolen": 0,
+        "added": 0,
+        "ownAdded": 0,
+        "opponentAdded": 0,
+        "endpoint": None,
     }
 
 
@@ -555,16 +585,22 @@ def check_nyakua(game: Any, state: State, move: Move, after: State, seen: dict) 
     if not namua:
         return
     summary = game.summary(state, move)
-    fired = (summary.captures >= 2 and state.hands[p] >= 2 and state.hands[q] >= 2
-             and summary.status in (core.EMPTY, core.NYUMBA_STOP))
+    fired = (
+        summary.captures >= 2
+        and state.hands[p] >= 2
+        and state.hands[q] >= 2
+        and summary.status in (core.EMPTY, core.NYUMBA_STOP)
+    )
     taken = (state.hands[p] - after.hands[p], state.hands[q] - after.hands[q])
     assert taken == ((2, 1) if fired else (1, 0)), (game.describe(state), move)
     if fired:
         pit = (p << 4) + summary.endpoint
         place = Step("place", pit=nk.NAMES[pit], seeds=1, note="nyakua")
         steps = [s for s in game.steps(state, move) if s.kind == "place" and s.note]
-        assert steps == [msgspec.structs.replace(place, player=p),
-                         msgspec.structs.replace(place, player=q)]
+        assert steps == [
+            msgspec.structs.replace(place, player=p),
+            msgspec.structs.replace(place, player=q),
+        ]
         seen["nyakua"] = seen.get("nyakua", 0) + 1
         seen["nyakua-back"] = seen.get("nyakua-back", 0) + (summary.endpoint >= 8)
         seen["nyakua-nyumba"] = seen.get("nyakua-nyumba", 0) + (summary.endpoint == 4)

@@ -17,7 +17,7 @@ def test_B6_takasa_and_mtaji_moves_keep_their_direction():
     state = game.start()
     for move in game.legal_moves(state):  # the opening has no capture: all takasa
         pit, choice = game.origin(move, state)
-        assert pit == move.pit and choice == game.notation(move)[len(move.pit):]
+        assert pit == move.pit and choice == game.notation(move)[len(move.pit) :]
     kuj = engine.load("bao-kujifunza")  # mtaji from the first move
     s = kuj.start()
     for move in kuj.legal_moves(s):

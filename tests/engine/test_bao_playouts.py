@@ -92,8 +92,12 @@ def check_bao_move(game: Any, state: State, move: Move, after: State, seen: dict
 
 @pytest.mark.parametrize(
     "name, takasia, games",
-    [("bao-kiswahili", True, GAMES), ("bao-kiswahili", False, GAMES // 3),
-     ("bao-kujifunza", False, GAMES), ("bao-kujifunza", True, GAMES // 3)],
+    [
+        ("bao-kiswahili", True, GAMES),
+        ("bao-kiswahili", False, GAMES // 3),
+        ("bao-kujifunza", False, GAMES),
+        ("bao-kujifunza", True, GAMES // 3),
+    ],
     ids=str,
 )
 def test_B20_random_playouts_keep_every_invariant(name, takasia, games):
@@ -205,7 +209,10 @@ def ref_moves(pos: dict, takasia_on: bool, nyumba_rules: bool) -> dict[str, Any]
     else:  # mtaji
         blocked = pos["takasia"]
         captures = [
-            (x, letter) for x in RING[p] if x != blocked for letter in ("L", "R")
+            (x, letter)
+            for x in RING[p]
+            if x != blocked
+            for letter in ("L", "R")
             if ref_first_lap_captures(pos, p, x, letter)
         ]
         for x, letter in captures:
@@ -290,8 +297,12 @@ def ref_play(pos, start, kind, letter, safari, takasia_on):
                 break
             if capturing and pit in FRONT[p] and pits[facing(pit)]:
                 capture_now = True
-            elif namua and pit == house and owned[p] and pits[pit] >= 6 and not (
-                capturing and safari
+            elif (
+                namua
+                and pit == house
+                and owned[p]
+                and pits[pit] >= 6
+                and not (capturing and safari)
             ):
                 choice = choice or capturing
                 break
@@ -325,8 +336,14 @@ def ref_play(pos, start, kind, letter, safari, takasia_on):
         kichwa = ring.index(FRONT[p][0] if step == 1 else FRONT[p][7])
         laps += 1
         here = sow(kichwa - step, step, seeds)
-    after = {"pits": pits, "hands": hands, "owned": owned, "to_move": 1 - p,
-             "takasia": None, "pending": pending}
+    after = {
+        "pits": pits,
+        "hands": hands,
+        "owned": owned,
+        "to_move": 1 - p,
+        "takasia": None,
+        "pending": pending,
+    }
     if takasia_on and not namua and not capturing and not any(pending):
         after["takasia"] = ref_takasia(after, p)
     return after, choice
@@ -335,9 +352,7 @@ def ref_play(pos, start, kind, letter, safari, takasia_on):
 def ref_takasia(pos: dict, mover: int) -> str | None:
     """K5, from the mover's side of the position after their mtaji takasa."""
     opp = 1 - mover
-    if any(
-        ref_first_lap_captures(pos, opp, x, letter) for x in RING[opp] for letter in "LR"
-    ):
+    if any(ref_first_lap_captures(pos, opp, x, letter) for x in RING[opp] for letter in "LR"):
         return None
     if not any(pos["pits"][x] for x in FRONT[mover]):
         return None
@@ -362,8 +377,14 @@ def ref_takasia(pos: dict, mover: int) -> str | None:
 
 def as_ref(game, state: State) -> dict:
     board = game.board(state)
-    return {"pits": board["pits"], "hands": board["hands"], "owned": board["nyumba"],
-            "to_move": state.to_move, "takasia": state.takasia, "pending": board["pending"]}
+    return {
+        "pits": board["pits"],
+        "hands": board["hands"],
+        "owned": board["nyumba"],
+        "to_move": state.to_move,
+        "takasia": state.takasia,
+        "pending": board["pending"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -377,14 +398,13 @@ def test_engine_matches_the_reference_rules(name, takasia):
         while True:
             expected = ref_moves(as_ref(game, state), takasia, name == "bao-kiswahili")
             moves = game.legal_moves(state)
-            assert sorted(expected) == sorted(game.notation(m) for m in moves), (
-                game.describe(state)
-            )
+            assert sorted(expected) == sorted(game.notation(m) for m in moves), game.describe(state)
             if not moves:
                 break
             for move in moves:
                 after = as_ref(game, game.play(state, move))
                 assert after == expected[game.notation(move)], (
-                    game.describe(state), game.notation(move)
+                    game.describe(state),
+                    game.notation(move),
                 )
             state = game.play(state, rng.choice(moves))

@@ -36,8 +36,20 @@ def test_K1_two_sides_of_six_pits_and_a_store_south_moves_first():
     state = GAME.start()
     assert GAME.to_move(state) == 0
     assert GAME.board(state) == {
-        "pits": {"a": 4, "b": 4, "c": 4, "d": 4, "e": 4, "f": 4,
-                 "A": 4, "B": 4, "C": 4, "D": 4, "E": 4, "F": 4},
+        "pits": {
+            "a": 4,
+            "b": 4,
+            "c": 4,
+            "d": 4,
+            "e": 4,
+            "f": 4,
+            "A": 4,
+            "B": 4,
+            "C": 4,
+            "D": 4,
+            "E": 4,
+            "F": 4,
+        },
         "stores": [0, 0],
     }
     assert [GAME.notation(m) for m in GAME.legal_moves(state)] == list("abcdef")
@@ -59,8 +71,9 @@ def test_K2_start_has_the_chosen_seeds_in_every_pit_and_empty_stores(seeds):
     assert sum(game.board(game.start())["pits"].values()) == 12 * seeds
 
 
-@pytest.mark.parametrize("options", [{"seeds": 2}, {"seeds": 7}, {"seeds": "4"},
-                                     {"empty_capture": 1}, {"pits": 6}])
+@pytest.mark.parametrize(
+    "options", [{"seeds": 2}, {"seeds": 7}, {"seeds": "4"}, {"empty_capture": 1}, {"pits": 6}]
+)
 def test_K2_options_out_of_range_are_refused(options):
     with pytest.raises(BadOptions):
         engine.load("kalah", **options)
@@ -95,8 +108,10 @@ def test_K4_sowing_skips_the_opponents_store_south():
     #      a  b  c  d  e  f  South plays f: S, A–F, (not N), a, b, c
     state = GAME.position("1 0 1 0 0 10 [15] 1 1 1 1 1 1 [15] South")
     steps = GAME.steps(state, 5)
-    assert list(steps) == [Step("lift", "f", 10, player=0),
-                           *sows("store0", "A", "B", "C", "D", "E", "F", "a", "b", "c")]
+    assert list(steps) == [
+        Step("lift", "f", 10, player=0),
+        *sows("store0", "A", "B", "C", "D", "E", "F", "a", "b", "c"),
+    ]
     assert GAME.describe(GAME.play(state, 5)) == "2 1 2 0 0 0 [16] 2 2 2 2 2 2 [15] North"
 
 
@@ -117,8 +132,11 @@ def test_K4_with_13_seeds_the_lap_sows_the_origin_pit_too():
     state = GAME.position("1 0 13 0 0 0 [14] 1 1 1 1 1 1 [14] South")
     steps = GAME.steps(state, 2)
     assert [s.pit for s in steps[1:14]] == [*"def", "store0", *"ABCDEFabc"]
-    assert steps[14:] == (Step("capture", "D", 2, player=0), Step("capture", "c", 1, player=0),
-                          Step("store", seeds=3, to="store0", player=0))
+    assert steps[14:] == (
+        Step("capture", "D", 2, player=0),
+        Step("capture", "c", 1, player=0),
+        Step("store", seeds=3, to="store0", player=0),
+    )
     assert GAME.describe(GAME.play(state, 2)) == "2 1 0 1 1 1 [18] 2 2 2 0 2 2 [14] North"
 
 
@@ -143,8 +161,11 @@ def test_K5_last_seed_in_own_store_gives_another_move_without_limit():
     for moves, want in zip(["f", "fe", "fef", "fefd"], expected, strict=True):
         assert GAME.describe(play(GAME, text, moves)) == want
     state = GAME.position(text)
-    assert GAME.steps(state, 5) == (Step("lift", "f", 1, player=0), *sows("store0"),
-                                    Step("extra-turn", player=0))
+    assert GAME.steps(state, 5) == (
+        Step("lift", "f", 1, player=0),
+        *sows("store0"),
+        Step("extra-turn", player=0),
+    )
 
 
 def test_K5_north_gets_an_extra_turn_too():
@@ -159,8 +180,10 @@ def test_K6_capture_takes_opposite_and_last_seed():
     #      a  b  c  d  e  f   b: c, d. d was empty; C (5) + the seed go to South's store.
     state = GAME.position("0 2 0 0 0 3 [20] 1 1 5 1 1 1 [13] South")
     assert GAME.steps(state, 1) == (
-        Step("lift", "b", 2, player=0), *sows("c", "d"),
-        Step("capture", "C", 5, player=0), Step("capture", "d", 1, player=0),
+        Step("lift", "b", 2, player=0),
+        *sows("c", "d"),
+        Step("capture", "C", 5, player=0),
+        Step("capture", "d", 1, player=0),
         Step("store", seeds=6, to="store0", player=0),
     )
     assert GAME.describe(GAME.play(state, 1)) == "0 0 1 0 0 3 [26] 1 1 0 1 1 1 [13] North"
@@ -201,8 +224,10 @@ def test_K6_option_empty_capture_takes_the_last_seed_alone():
     # Same board as the test above it; with empty_capture the seed in d goes to the store.
     game = engine.load("kalah", empty_capture=True)
     state = game.position("0 2 0 0 0 3 [20] 1 1 0 1 1 1 [18] South")
-    assert game.steps(state, 1)[3:] == (Step("capture", "d", 1, player=0),
-                                        Step("store", seeds=1, to="store0", player=0))
+    assert game.steps(state, 1)[3:] == (
+        Step("capture", "d", 1, player=0),
+        Step("store", seeds=1, to="store0", player=0),
+    )
     assert game.describe(game.play(state, 1)) == "0 0 1 0 0 3 [21] 1 1 0 1 1 1 [18] North"
 
 
@@ -223,7 +248,9 @@ def test_K8_a_side_emptied_by_an_extra_turn_move_ends_the_game():
     assert GAME.legal_moves(after) == ()
     assert GAME.outcome(after) == Outcome(winner=1, reason="side-empty", score=(21, 27))
     assert GAME.steps(state, 5) == (
-        Step("lift", "f", 1, player=0), *sows("store0"), Step("extra-turn", player=0),
+        Step("lift", "f", 1, player=0),
+        *sows("store0"),
+        Step("extra-turn", player=0),
         *[Step("end", pit, 2, to="store1", player=1) for pit in "ABCDEF"],
         Step("end", note="side-empty"),
     )
@@ -238,8 +265,10 @@ def test_K8_a_capture_that_empties_the_opponents_row_ends_the_game():
     after = GAME.play(state, 0)
     assert GAME.describe(after) == "0 0 0 0 0 0 [27] 0 0 0 0 0 0 [21] North"
     assert GAME.outcome(after) == Outcome(winner=0, reason="side-empty", score=(27, 21))
-    assert GAME.steps(state, 0)[-2:] == (Step("end", "f", 2, to="store0", player=0),
-                                         Step("end", note="side-empty"))
+    assert GAME.steps(state, 0)[-2:] == (
+        Step("end", "f", 2, to="store0", player=0),
+        Step("end", note="side-empty"),
+    )
 
 
 def test_K9_equal_stores_draw():
@@ -265,14 +294,26 @@ def test_K10_resignation_and_agreement_are_adjudications():
 @pytest.mark.parametrize(
     "text, move, message",
     [
-        ("4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South", 6, "illegal move A in 4 4 4 4 4 4 [0] "
-         "4 4 4 4 4 4 [0] South: pit A is not South's"),
-        ("0 2 0 0 0 3 [20] 1 1 0 1 1 1 [18] South", 0, "illegal move a in 0 2 0 0 0 3 [20] "
-         "1 1 0 1 1 1 [18] South: pit a is empty"),
-        ("0 0 0 0 0 0 [24] 0 0 0 0 0 0 [24] North", 7, "illegal move B in 0 0 0 0 0 0 [24] "
-         "0 0 0 0 0 0 [24] North: the game is over"),
-        ("4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South", 12, "12 is not a Kalah move (position "
-         "4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South)"),
+        (
+            "4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South",
+            6,
+            "illegal move A in 4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South: pit A is not South's",
+        ),
+        (
+            "0 2 0 0 0 3 [20] 1 1 0 1 1 1 [18] South",
+            0,
+            "illegal move a in 0 2 0 0 0 3 [20] 1 1 0 1 1 1 [18] South: pit a is empty",
+        ),
+        (
+            "0 0 0 0 0 0 [24] 0 0 0 0 0 0 [24] North",
+            7,
+            "illegal move B in 0 0 0 0 0 0 [24] 0 0 0 0 0 0 [24] North: the game is over",
+        ),
+        (
+            "4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South",
+            12,
+            "12 is not a Kalah move (position 4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South)",
+        ),
         ("4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South", True, "True is not a Kalah move"),
         ("4 4 4 4 4 4 [0] 4 4 4 4 4 4 [0] South", "a", "'a' is not a Kalah move"),
     ],

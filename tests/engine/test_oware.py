@@ -41,8 +41,20 @@ def test_O1_twelve_pits_of_four_and_score_trays_that_are_never_sown():
     state = GAME.start()
     assert GAME.to_move(state) == 0
     assert GAME.board(state) == {
-        "pits": {"a": 4, "b": 4, "c": 4, "d": 4, "e": 4, "f": 4,
-                 "A": 4, "B": 4, "C": 4, "D": 4, "E": 4, "F": 4},
+        "pits": {
+            "a": 4,
+            "b": 4,
+            "c": 4,
+            "d": 4,
+            "e": 4,
+            "f": 4,
+            "A": 4,
+            "B": 4,
+            "C": 4,
+            "D": 4,
+            "E": 4,
+            "F": 4,
+        },
         "stores": [0, 0],
     }
     # f's seeds go straight to A: no tray in the ring.
@@ -60,8 +72,9 @@ def test_O2_a_move_is_one_pit_letter_and_round_trips():
             GAME.parse(state, text)
     with pytest.raises(IllegalMove) as error:
         GAME.parse(state, "A")
-    assert str(error.value) == ("illegal move A in 4 4 4 4 4 4 / 4 4 4 4 4 4 score 0-0 South: "
-                                "pit A is not South's")
+    assert str(error.value) == (
+        "illegal move A in 4 4 4 4 4 4 / 4 4 4 4 4 4 score 0-0 South: pit A is not South's"
+    )
 
 
 def test_O3_north_sows_counter_clockwise_from_F_round_to_a():
@@ -109,8 +122,10 @@ def test_O6_capture_two_then_three_and_stop_at_four():
     # f: A 4, B 3, C 2. C (2) and B (3) are captured; A (4) stops the chain.
     state = GAME.position("1 1 1 1 1 3 / 3 2 1 1 1 1 score 15-16 South")
     assert GAME.steps(state, 5) == (
-        Step("lift", "f", 3, player=0), *sows("ABC"),
-        Step("capture", "C", 2, player=0), Step("capture", "B", 3, player=0),
+        Step("lift", "f", 3, player=0),
+        *sows("ABC"),
+        Step("capture", "C", 2, player=0),
+        Step("capture", "B", 3, player=0),
         Step("store", seeds=5, to="store0", player=0),
     )
     assert GAME.describe(GAME.play(state, 5)) == "1 1 1 1 1 0 / 4 0 0 1 1 1 score 20-16 North"
@@ -137,14 +152,23 @@ def test_O6_north_captures_on_souths_row():
     "text, move, result",
     [
         # last pit ends with 1: nothing, even though B ends with 3
-        ("1 1 1 1 1 3 / 3 2 0 1 1 1 score 15-17 South", "f",
-         "1 1 1 1 1 0 / 4 3 1 1 1 1 score 15-17 North; history f3"),
+        (
+            "1 1 1 1 1 3 / 3 2 0 1 1 1 score 15-17 South",
+            "f",
+            "1 1 1 1 1 0 / 4 3 1 1 1 1 score 15-17 North; history f3",
+        ),
         # last pit ends with 4
-        ("1 1 1 1 1 3 / 3 2 3 1 1 1 score 15-14 South", "f",
-         "1 1 1 1 1 0 / 4 3 4 1 1 1 score 15-14 North; history f3"),
+        (
+            "1 1 1 1 1 3 / 3 2 3 1 1 1 score 15-14 South",
+            "f",
+            "1 1 1 1 1 0 / 4 3 4 1 1 1 score 15-14 North; history f3",
+        ),
         # last seed on the mover's own row making 2
-        ("1 1 1 1 1 0 / 2 2 2 2 2 2 score 19-12 South", "d",
-         "1 1 1 0 2 0 / 2 2 2 2 2 2 score 19-12 North; history d1"),
+        (
+            "1 1 1 1 1 0 / 2 2 2 2 2 2 score 19-12 South",
+            "d",
+            "1 1 1 0 2 0 / 2 2 2 2 2 2 score 19-12 North; history d1",
+        ),
     ],
 )
 def test_O6_no_capture_unless_the_last_seed_makes_an_opponent_pit_2_or_3(text, move, result):
@@ -158,7 +182,8 @@ def test_O7_grand_slam_cancels_capture():
     # f: A 2, B 3 would take every North seed, so nothing is taken; the sowing stands.
     state = GAME.position("1 1 1 1 1 2 / 1 2 0 0 0 0 score 19-19 South")
     assert GAME.steps(state, 5) == (
-        Step("lift", "f", 2, player=0), *sows("AB"),
+        Step("lift", "f", 2, player=0),
+        *sows("AB"),
         Step("grand-slam", "B", player=0, note="capture cancelled"),
     )
     assert GAME.describe(GAME.play(state, 5)) == (
@@ -229,7 +254,8 @@ def test_O10_decision_a_player_who_cannot_move_ends_the_game():
     assert GAME.describe(middle) == "0 0 0 0 0 0 / 4 0 0 0 0 0 score 22-22 North; history f1"
     assert GAME.legal_moves(middle) == (6,)
     assert GAME.steps(middle, 6) == (
-        Step("lift", "A", 4, player=1), *sows("BCDE", player=1),
+        Step("lift", "A", 4, player=1),
+        *sows("BCDE", player=1),
         *[Step("end", pit, 1, to="store1", player=1) for pit in "BCDE"],
         Step("end", note="no-moves"),
     )
@@ -248,12 +274,12 @@ def test_O11_decision_a_repeated_position_ends_the_game():
     #  a  b  c  d  e  f     again with South to move, 12 plies later: the start repeats.
     before = play(CYCLE_START, "fFaAbBcCdDe")
     assert GAME.describe(before) == (
-        "0 0 0 0 0 1 / 0 0 0 0 1 0 score 23-23 North; "
-        "history f1 F1 a1 A1 b1 B1 c1 C1 d1 D1 e1"
+        "0 0 0 0 0 1 / 0 0 0 0 1 0 score 23-23 North; history f1 F1 a1 A1 b1 B1 c1 C1 d1 D1 e1"
     )
     assert GAME.legal_moves(before) == (10,)
     assert GAME.steps(before, 10)[2:] == (
-        Step("end", "f", 1, to="store0", player=0), Step("end", "F", 1, to="store1", player=1),
+        Step("end", "f", 1, to="store0", player=0),
+        Step("end", "F", 1, to="store1", player=1),
         Step("end", note="repetition"),
     )
     end = GAME.play(before, 10)
@@ -295,10 +321,16 @@ def test_O12_resignation_and_agreement_are_adjudications():
 @pytest.mark.parametrize(
     "text, move, message",
     [
-        ("0 3 2 2 2 2 / 2 2 2 2 2 2 score 12-13 South", 0,
-         "illegal move a in 0 3 2 2 2 2 / 2 2 2 2 2 2 score 12-13 South: pit a is empty"),
-        ("0 0 0 0 0 0 / 0 0 0 0 0 0 score 24-24 North", 6,
-         "illegal move A in 0 0 0 0 0 0 / 0 0 0 0 0 0 score 24-24 North: the game is over"),
+        (
+            "0 3 2 2 2 2 / 2 2 2 2 2 2 score 12-13 South",
+            0,
+            "illegal move a in 0 3 2 2 2 2 / 2 2 2 2 2 2 score 12-13 South: pit a is empty",
+        ),
+        (
+            "0 0 0 0 0 0 / 0 0 0 0 0 0 score 24-24 North",
+            6,
+            "illegal move A in 0 0 0 0 0 0 / 0 0 0 0 0 0 score 24-24 North: the game is over",
+        ),
         ("4 4 4 4 4 4 / 4 4 4 4 4 4 score 0-0 South", -1, "-1 is not an Oware move (position "),
         ("4 4 4 4 4 4 / 4 4 4 4 4 4 score 0-0 South", "a", "'a' is not an Oware move"),
     ],

@@ -46,8 +46,9 @@ def kalah_reference_perft(pits, stores, mover, depth: int, empty_capture: bool) 
     if depth <= 1:
         return len(moves) if depth == 1 else 1
     return sum(
-        kalah_reference_perft(*kalah_play(pits, stores, mover, m, empty_capture), depth - 1,
-                              empty_capture)
+        kalah_reference_perft(
+            *kalah_play(pits, stores, mover, m, empty_capture), depth - 1, empty_capture
+        )
         for m in moves
     )
 

@@ -28,11 +28,29 @@ N = engine.load("bao-nakakamado-a")
 K = engine.load("bao-kiswahili")
 HAND_MOVES = ("A6R", "a6R", "A8L", "a7L", "A6L", "a8R")
 # The trial app's key order (its record function), which dumps keeps.
-APP_ORDER = ["format", "version", "baseRules", "baseRulesVersion", "variantRule",
-             "rulesVersion", "publicAdopted", "boardRowsPerPlayer", "sowingPath", "initialHand",
-             "totalKete", "nyakuaProtectLast", "nyakuaFixedPitBulk", "nyakuaNextTurnThree",
-             "nyakuaReservedProtected", "nyakuaEndPitAdd", "mode", "history", "final",
-             "adjudication", "outcome"]
+APP_ORDER = [
+    "format",
+    "version",
+    "baseRules",
+    "baseRulesVersion",
+    "variantRule",
+    "rulesVersion",
+    "publicAdopted",
+    "boardRowsPerPlayer",
+    "sowingPath",
+    "initialHand",
+    "totalKete",
+    "nyakuaProtectLast",
+    "nyakuaFixedPitBulk",
+    "nyakuaNextTurnThree",
+    "nyakuaReservedProtected",
+    "nyakuaEndPitAdd",
+    "mode",
+    "history",
+    "final",
+    "adjudication",
+    "outcome",
+]
 
 
 def fixture(name: str) -> str:
@@ -76,15 +94,28 @@ def test_the_generic_format_as_documented():
         "adjudication": "ongoing",
     }
     assert records.load(data) == Record(
-        "nyumba-record", "kalah", {"empty_capture": False, "seeds": 4}, ("c", "f"),
-        ("Amina", "Baraka"), "friend", None, None, "ongoing",
+        "nyumba-record",
+        "kalah",
+        {"empty_capture": False, "seeds": 4},
+        ("c", "f"),
+        ("Amina", "Baraka"),
+        "friend",
+        None,
+        None,
+        "ongoing",
     )
 
 
 @pytest.mark.parametrize(
     "name, options",
-    [("kalah", {}), ("kalah", {"seeds": 6, "empty_capture": True}), ("oware", {}),
-     ("bao-kiswahili", {}), ("bao-kujifunza", {"takasia": True}), ("bao-nakakamado-a", {})],
+    [
+        ("kalah", {}),
+        ("kalah", {"seeds": 6, "empty_capture": True}),
+        ("oware", {}),
+        ("bao-kiswahili", {}),
+        ("bao-kujifunza", {"takasia": True}),
+        ("bao-nakakamado-a", {}),
+    ],
 )
 def test_random_games_of_every_profile_round_trip(name, options):
     game = engine.load(name, **options)
@@ -117,19 +148,29 @@ def _last(game: Any, moves: list[Any]) -> tuple[Any, Any]:
 def test_an_adjudicated_ending_is_kept_in_both_formats():
     moves = list(HAND_MOVES)
     generic = records.dump(K, moves, outcome=engine.resigned(0))
-    assert generic["outcome"] == {"winner": 1, "reason": "resignation",
-                                  "adjudication": "resignation"}
+    assert generic["outcome"] == {
+        "winner": 1,
+        "reason": "resignation",
+        "adjudication": "resignation",
+    }
     assert generic["adjudication"] == "resignation"
     assert records.load(generic).outcome == engine.resigned(0)
     trial = records.dump(N, moves, outcome=engine.agreed_draw(), players=("Aiko", "Ben"))
     # The board's game is unfinished: the app's own fields say so, nyumba's field says more.
     assert (trial["adjudication"], trial["outcome"]) == (
-        "ongoing", {"winner": None, "adjudication": "ongoing"})
-    assert trial["nyumba"] == {"players": ["Aiko", "Ben"], "outcome": {
-        "winner": None, "reason": "agreement", "adjudication": "agreement"}}
+        "ongoing",
+        {"winner": None, "adjudication": "ongoing"},
+    )
+    assert trial["nyumba"] == {
+        "players": ["Aiko", "Ben"],
+        "outcome": {"winner": None, "reason": "agreement", "adjudication": "agreement"},
+    }
     record = records.load(records.text(trial))
     assert (record.outcome, record.adjudication, record.players) == (
-        engine.agreed_draw(), "agreement", ("Aiko", "Ben"))
+        engine.agreed_draw(),
+        "agreement",
+        ("Aiko", "Ben"),
+    )
     assert records.redump(record) == trial
     with pytest.raises(ValueError, match="names no adjudication"):
         records.dump(K, moves, outcome=Outcome(0, "front-empty"))
@@ -158,16 +199,27 @@ def test_dump_refuses_illegal_moves_and_bad_arguments_naming_the_ply():
 def test_N9_a_record_written_by_hand_loads_and_dumps_again_equal_after_key_ordering():
     text = fixture("nakakamado_hand.json")
     record = records.load(text)
-    assert record == Record("bao-nakakamado-nyakua-a-trial", "bao-nakakamado-a", {},
-                            HAND_MOVES, None, "local", None, None, "ongoing")
+    assert record == Record(
+        "bao-nakakamado-nyakua-a-trial",
+        "bao-nakakamado-a",
+        {},
+        HAND_MOVES,
+        None,
+        "local",
+        None,
+        None,
+        "ongoing",
+    )
     again = records.dumps(N, HAND_MOVES)
     assert sorted_json(json.loads(again)) == sorted_json(json.loads(text))
     assert list(json.loads(again)) == APP_ORDER  # and in the app's own order
     assert again == records.text(records.redump(record))
 
 
-@pytest.mark.parametrize("name", ["nakakamado_app_nyakua.json", "nakakamado_app_no_move.json",
-                                  "nakakamado_safety_stop.json"])
+@pytest.mark.parametrize(
+    "name",
+    ["nakakamado_app_nyakua.json", "nakakamado_app_no_move.json", "nakakamado_safety_stop.json"],
+)
 def test_N9_files_of_the_trial_app_load_and_dump_again_byte_for_byte(name):
     text = fixture(name)
     record = records.load(text)
@@ -208,23 +260,34 @@ def test_N8_N9_a_safety_stop_record():
     assert (data["final"]["winner"], data["final"]["reason"]) == (1 - mover, "relay-limit")
     assert (data["final"]["player"], data["final"]["turn"]) == (mover, len(data["history"]))
     assert records.summary_line(record) == (
-        "bao-nakakamado-a, 80 plies, no winner (safety-stop, relay-limit)")
+        "bao-nakakamado-a, 80 plies, no winner (safety-stop, relay-limit)"
+    )
     last = records.replay(record)[-1]
     assert N.summary(last.before, N.parse(last.before, last.move)).laps == 512
 
 
 def test_N2_a_trial_app_file_where_the_rules_part_is_refused_with_the_reason():
-    with pytest.raises(BadRecord, match=r"^ply 15 \(South\): .* \(A7R\) is not legal in .*; "
-                                        r"at ply 11 South's namua start lift \(A5R\) emptied "
-                                        r"an owned nyumba.*N2"):
+    with pytest.raises(
+        BadRecord,
+        match=r"^ply 15 \(South\): .* \(A7R\) is not legal in .*; "
+        r"at ply 11 South's namua start lift \(A5R\) emptied "
+        r"an owned nyumba.*N2",
+    ):
         records.load(fixture("nakakamado_app_n2.json"))
 
 
 def test_N9_moves_are_written_as_the_app_writes_them():
     data = json.loads(fixture("nakakamado_hand.json"))
     moves = [e["move"] for e in data["history"]]
-    assert moves[5] == {"type": "capture", "phase": "namua", "row": 0, "index": 7,
-                        "direction": "left", "side": "right", "houseChoice": "stop"}
+    assert moves[5] == {
+        "type": "capture",
+        "phase": "namua",
+        "row": 0,
+        "index": 7,
+        "direction": "left",
+        "side": "right",
+        "houseChoice": "stop",
+    }
     bad = copy.deepcopy(data)
     bad["history"][4]["move"]["houseChoice"] = "stop"  # A6L is listed once: no choice word
     with pytest.raises(BadRecord, match=r"ply 5 \(South\): .* is A6L, which the app writes"):
@@ -264,66 +327,143 @@ def changed(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str
 
 BAD = [
     # (name, record, the message it must give)
-    ("wrong format", lambda: changed(trial(), ("format",), "bao-nakakamado-prototype"),
-     r'^format "bao-nakakamado-prototype" is not a record format nyumba reads'),
-    ("wrong format (generic)", lambda: changed(generic(), ("format",), "nyumba"),
-     r'^format "nyumba" is not a record format'),
-    ("wrong version", lambda: changed(trial(), ("version",), 7),
-     r"^bao-nakakamado-nyakua-a-trial version 7 is not supported \(nyumba reads version 1\)"),
-    ("wrong version (generic)", lambda: changed(generic(), ("version",), 2),
-     r"^nyumba-record version 2 is not supported"),
+    (
+        "wrong format",
+        lambda: changed(trial(), ("format",), "bao-nakakamado-prototype"),
+        r'^format "bao-nakakamado-prototype" is not a record format nyumba reads',
+    ),
+    (
+        "wrong format (generic)",
+        lambda: changed(generic(), ("format",), "nyumba"),
+        r'^format "nyumba" is not a record format',
+    ),
+    (
+        "wrong version",
+        lambda: changed(trial(), ("version",), 7),
+        r"^bao-nakakamado-nyakua-a-trial version 7 is not supported \(nyumba reads version 1\)",
+    ),
+    (
+        "wrong version (generic)",
+        lambda: changed(generic(), ("version",), 2),
+        r"^nyumba-record version 2 is not supported",
+    ),
     ("version true", lambda: changed(generic(), ("version",), True), r"version true"),
-    ("a changed fixed field", lambda: changed(trial(), ("nyakuaNextTurnThree",), True),
-     r"^nyakuaNextTurnThree is true, the trial format has false"),
-    ("a missing fixed field", lambda: changed(trial(), ("nyakuaEndPitAdd",), KeyError),
-     r"^missing field 'nyakuaEndPitAdd'"),
-    ("an illegal move", lambda: changed(trial(), ("history", 2, "move", "index"), 0),
-     r"^ply 3 \(South\): .*\(A1L\) is not legal in .* S namua hands=21,21"),
-    ("an illegal move (generic)", lambda: changed(generic(), ("moves", 3, "move"), "a1L"),
-     r"^ply 4 \(North\): a1L is not legal in"),
-    ("not a move (generic)", lambda: changed(generic(), ("moves", 0, "move"), "A9"),
-     r"^ply 1 \(South\): 'A9' is not a Bao move"),
-    ("a wrong player", lambda: changed(trial(), ("history", 1, "player"), 0),
-     r"^ply 2: player 0, but North \(1\) is to move"),
-    ("a tampered summary", lambda: changed(trial(), ("history", 4, "captures"), 2),
-     r"^ply 5 \(South\) A6L: captures is 2, the replay gives 1"),
-    ("a tampered endpoint", lambda: changed(
-        trial(), ("history", 0, "endpoint"), {"player": 0, "row": 1, "index": 7}),
-     r"^ply 1 \(South\) A6R: endpoint is .*, the replay gives null"),
-    ("a summary as text", lambda: changed(trial(), ("history", 0, "placed"), "1"),
-     r'^ply 1 \(South\) A6R: placed is "1", the replay gives 1'),
-    ("a tampered result (generic)", lambda: changed(generic(), ("moves", 1, "result"), "x"),
-     r"^ply 2 \(North\) a6R: the result 'x' differs from the replay's"),
-    ("a tampered final board", lambda: changed(trial(), ("final", "pits", 0, 0, 4), 7),
-     r"^final \(after ply 6\): pits\[0\]\[0\]\[4\] \(A5\) is 7, the replay gives 6$"),
-    ("a tampered final hand", lambda: changed(trial(), ("final", "reserve"), [18, 20]),
-     r"^final \(after ply 6\): reserve is \[18, 20\], the replay gives \[19, 19\]"),
-    ("a tampered final turn", lambda: changed(trial(), ("final", "turn"), 6),
-     r"^final \(after ply 6\): turn is 6, the replay gives 7"),
-    ("a tampered final position (generic)", lambda: changed(
-        generic(), ("final",), generic()["final"].replace("19,19", "19,18")),
-     r"^final position \(after ply 6\)"),
-    ("a wrong adjudication", lambda: changed(trial(), ("adjudication",), "normal"),
-     r'^adjudication is "normal", the replay gives "ongoing"'),
-    ("a wrong outcome", lambda: changed(trial(), ("outcome", "winner"), 0),
-     r"^outcome is .*, the replay gives"),
-    ("an outcome that is no adjudication", lambda: changed(
-        generic(), ("outcome",), {"winner": 0, "reason": "front-empty"}),
-     r"an outcome must be an adjudication"),
-    ("a missing field", lambda: changed(trial(), ("history",), KeyError),
-     r"^not a valid bao-nakakamado-nyakua-a-trial record: Object missing required field "
-     r"`history`"),
-    ("an unknown field", lambda: changed(generic(), ("moves", 0, "comment"), "nice"),
-     r"^not a valid nyumba-record record: Object contains unknown field `comment` - at "
-     r"`\$.moves\[0\]`"),
-    ("an unknown game", lambda: changed(generic(), ("game",), "chess"),
-     r"^game: unknown game 'chess'"),
-    ("a bad option", lambda: changed(generic(), ("options",), {"takasia": 1}),
-     r"^game: bao-kiswahili option takasia=1"),
+    (
+        "a changed fixed field",
+        lambda: changed(trial(), ("nyakuaNextTurnThree",), True),
+        r"^nyakuaNextTurnThree is true, the trial format has false",
+    ),
+    (
+        "a missing fixed field",
+        lambda: changed(trial(), ("nyakuaEndPitAdd",), KeyError),
+        r"^missing field 'nyakuaEndPitAdd'",
+    ),
+    (
+        "an illegal move",
+        lambda: changed(trial(), ("history", 2, "move", "index"), 0),
+        r"^ply 3 \(South\): .*\(A1L\) is not legal in .* S namua hands=21,21",
+    ),
+    (
+        "an illegal move (generic)",
+        lambda: changed(generic(), ("moves", 3, "move"), "a1L"),
+        r"^ply 4 \(North\): a1L is not legal in",
+    ),
+    (
+        "not a move (generic)",
+        lambda: changed(generic(), ("moves", 0, "move"), "A9"),
+        r"^ply 1 \(South\): 'A9' is not a Bao move",
+    ),
+    (
+        "a wrong player",
+        lambda: changed(trial(), ("history", 1, "player"), 0),
+        r"^ply 2: player 0, but North \(1\) is to move",
+    ),
+    (
+        "a tampered summary",
+        lambda: changed(trial(), ("history", 4, "captures"), 2),
+        r"^ply 5 \(South\) A6L: captures is 2, the replay gives 1",
+    ),
+    (
+        "a tampered endpoint",
+        lambda: changed(trial(), ("history", 0, "endpoint"), {"player": 0, "row": 1, "index": 7}),
+        r"^ply 1 \(South\) A6R: endpoint is .*, the replay gives null",
+    ),
+    (
+        "a summary as text",
+        lambda: changed(trial(), ("history", 0, "placed"), "1"),
+        r'^ply 1 \(South\) A6R: placed is "1", the replay gives 1',
+    ),
+    (
+        "a tampered result (generic)",
+        lambda: changed(generic(), ("moves", 1, "result"), "x"),
+        r"^ply 2 \(North\) a6R: the result 'x' differs from the replay's",
+    ),
+    (
+        "a tampered final board",
+        lambda: changed(trial(), ("final", "pits", 0, 0, 4), 7),
+        r"^final \(after ply 6\): pits\[0\]\[0\]\[4\] \(A5\) is 7, the replay gives 6$",
+    ),
+    (
+        "a tampered final hand",
+        lambda: changed(trial(), ("final", "reserve"), [18, 20]),
+        r"^final \(after ply 6\): reserve is \[18, 20\], the replay gives \[19, 19\]",
+    ),
+    (
+        "a tampered final turn",
+        lambda: changed(trial(), ("final", "turn"), 6),
+        r"^final \(after ply 6\): turn is 6, the replay gives 7",
+    ),
+    (
+        "a tampered final position (generic)",
+        lambda: changed(generic(), ("final",), generic()["final"].replace("19,19", "19,18")),
+        r"^final position \(after ply 6\)",
+    ),
+    (
+        "a wrong adjudication",
+        lambda: changed(trial(), ("adjudication",), "normal"),
+        r'^adjudication is "normal", the replay gives "ongoing"',
+    ),
+    (
+        "a wrong outcome",
+        lambda: changed(trial(), ("outcome", "winner"), 0),
+        r"^outcome is .*, the replay gives",
+    ),
+    (
+        "an outcome that is no adjudication",
+        lambda: changed(generic(), ("outcome",), {"winner": 0, "reason": "front-empty"}),
+        r"an outcome must be an adjudication",
+    ),
+    (
+        "a missing field",
+        lambda: changed(trial(), ("history",), KeyError),
+        r"^not a valid bao-nakakamado-nyakua-a-trial record: Object missing required field "
+        r"`history`",
+    ),
+    (
+        "an unknown field",
+        lambda: changed(generic(), ("moves", 0, "comment"), "nice"),
+        r"^not a valid nyumba-record record: Object contains unknown field `comment` - at "
+        r"`\$.moves\[0\]`",
+    ),
+    (
+        "an unknown game",
+        lambda: changed(generic(), ("game",), "chess"),
+        r"^game: unknown game 'chess'",
+    ),
+    (
+        "a bad option",
+        lambda: changed(generic(), ("options",), {"takasia": 1}),
+        r"^game: bao-kiswahili option takasia=1",
+    ),
     ("a bad mode", lambda: changed(trial(), ("mode",), "online"), r'^mode "online"'),
-    ("a move after the end", lambda: records.dump(K, random_moves(K, random.Random(3))) | {
-        "moves": records.dump(K, random_moves(K, random.Random(3)))["moves"] * 2},
-     r"^ply \d+: the game was already over after ply \d+"),
+    (
+        "a move after the end",
+        lambda: (
+            records.dump(K, random_moves(K, random.Random(3)))
+            | {"moves": records.dump(K, random_moves(K, random.Random(3)))["moves"] * 2}
+        ),
+        r"^ply \d+: the game was already over after ply \d+",
+    ),
 ]
 
 
@@ -335,16 +475,19 @@ def test_bad_records_are_refused_with_a_clear_message(name, make, message):
             records.load(form)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "^not JSON: Input data was truncated"),
-    (fixture("nakakamado_hand.json")[:500], "^not JSON: Input data was truncated"),
-    (records.dumps(K, HAND_MOVES)[:-40], "^not JSON: Input data was truncated"),
-    ("{'format': 1}", "^not JSON: "),
-    ("[1, 2]", "^a record is a JSON object"),
-    ("null", "^a record is a JSON object"),
-    ('{"format": ["nyumba-record"], "version": 1}', '^format \\["nyumba-record"\\] is not'),
-    (b"\xff\xfe", "^not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "^not JSON: Input data was truncated"),
+        (fixture("nakakamado_hand.json")[:500], "^not JSON: Input data was truncated"),
+        (records.dumps(K, HAND_MOVES)[:-40], "^not JSON: Input data was truncated"),
+        ("{'format': 1}", "^not JSON: "),
+        ("[1, 2]", "^a record is a JSON object"),
+        ("null", "^a record is a JSON object"),
+        ('{"format": ["nyumba-record"], "version": 1}', '^format \\["nyumba-record"\\] is not'),
+        (b"\xff\xfe", "^not JSON"),
+    ],
+)
 def test_what_is_not_a_record_object_is_refused(text, message):
     with pytest.raises(BadRecord, match=message):
         records.load(text)
@@ -362,14 +505,19 @@ def test_replay_view_is_what_a_replaying_client_draws():
     moves = random_moves(game, random.Random(5))
     view = records.replay_view(records.dumps(game, moves))
     state = game.start()
-    assert view["states"][0] == {"position": game.describe(state), "board": game.board(state),
-                                 "to_move": 0, "last": None}
+    assert view["states"][0] == {
+        "position": game.describe(state),
+        "board": game.board(state),
+        "to_move": 0,
+        "last": None,
+    }
     for entry, move in zip(view["states"][1:], moves):
         side = game.to_move(state)
         steps = msgspec.to_builtins(game.steps(state, move))
         state = game.play(state, move)
         assert entry == {
-            "position": game.describe(state), "board": game.board(state),
+            "position": game.describe(state),
+            "board": game.board(state),
             "to_move": None if game.outcome(state) else game.to_move(state),
             "last": {"move": game.notation(move), "side": side, "steps": steps},
         }
@@ -384,15 +532,19 @@ def test_replay_view_is_what_a_replaying_client_draws():
 def test_summary_lines():
     line = records.summary_line
     assert line(records.load(fixture("nakakamado_hand.json"))) == (
-        "bao-nakakamado-a, 6 plies, not finished")
+        "bao-nakakamado-a, 6 plies, not finished"
+    )
     assert line(records.load(records.dump(K, ["A6R"], outcome=engine.resigned(1)))) == (
-        "bao-kiswahili, 1 ply, South wins (resignation)")
+        "bao-kiswahili, 1 ply, South wins (resignation)"
+    )
     assert line(records.load(records.dump(K, [], outcome=engine.agreed_draw()))) == (
-        "bao-kiswahili, 0 plies, drawn (agreement)")
+        "bao-kiswahili, 0 plies, drawn (agreement)"
+    )
     data = json.loads(fixture("nakakamado_app_nyakua.json"))
     winner = ("South", "North")[data["final"]["winner"]]
     assert line(records.load(data)) == (
-        f"bao-nakakamado-a, {len(data['history'])} plies, {winner} wins (front-empty)")
+        f"bao-nakakamado-a, {len(data['history'])} plies, {winner} wins (front-empty)"
+    )
 
 
 def test_computer_and_mode():
@@ -407,14 +559,37 @@ def test_computer_and_mode():
 def test_mangled_records_never_crash_the_loader():
     """Any value anywhere: the record loads (the change did not matter) or is refused."""
     rng = random.Random(9)
-    values = [None, True, False, 0, 1, -1, 7, 2.5, "", "x", "left", "use", [], {}, [0, 1],
-              {"type": "pass"}, [[1]], "A6R"]
+    values = [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -1,
+        7,
+        2.5,
+        "",
+        "x",
+        "left",
+        "use",
+        [],
+        {},
+        [0, 1],
+        {"type": "pass"},
+        [[1]],
+        "A6R",
+    ]
     sources = [json.loads(fixture("nakakamado_hand.json")), records.dump(K, HAND_MOVES)]
 
     def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         out = [prefix] if prefix else []
-        children = value.items() if isinstance(value, dict) else enumerate(value) \
-            if isinstance(value, list) else ()
+        children = (
+            value.items()
+            if isinstance(value, dict)
+            else enumerate(value)
+            if isinstance(value, list)
+            else ()
+        )
         for key, child in children:
             out += paths(child, (*prefix, key))
         return out

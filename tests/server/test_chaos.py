@@ -13,9 +13,24 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "chaos.py"
 
 
 def test_chaos_sample_loses_and_duplicates_nothing():
-    run = subprocess.run([sys.executable, str(BENCH), "--games", "6", "--seconds", "25",
-                          "--drop-rate", "0.08", "--seed", "7", "--json"],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH),
+            "--games",
+            "6",
+            "--seconds",
+            "25",
+            "--drop-rate",
+            "0.08",
+            "--seed",
+            "7",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["node-kills"] == 1 and report["store-restarts"] == 1

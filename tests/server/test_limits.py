@@ -11,12 +11,12 @@ import time
 
 import httpx
 import pytest
+from serverproc import make_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
-
-from serverproc import make_server
-from server import rooms as R
 from wsclient import Client, create_room, seated_pair
+
+from server import rooms as R
 
 
 def test_frames_over_8_kib_close_the_socket_with_1009(server):
@@ -65,14 +65,18 @@ def test_a_client_that_stops_reading_is_dropped_instead_of_buffered_without_end(
     sock.settimeout(10)
     sock.connect(("127.0.0.1", server.port))
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
-                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                 f"Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        f"Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
     head = b""
     while b"\r\n\r\n" not in head:
         head += sock.recv(1)
     assert b" 101 " in head.split(b"\r\n", 1)[0]
-    sock.sendall(_masked(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}).encode()))
+    sock.sendall(
+        _masked(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}).encode())
+    )
     north = Client(server.ws_url)
     north.join(r["room"])
     north.wait_state(lambda st: st["seats"][0]["present"])
@@ -84,7 +88,9 @@ def test_a_client_that_stops_reading_is_dropped_instead_of_buffered_without_end(
         if not north.state["seats"][0]["present"]:
             break
     sock.close()
-    assert not north.state["seats"][0]["present"], "the server kept buffering for a client that never reads"
+    assert not north.state["seats"][0]["present"], (
+        "the server kept buffering for a client that never reads"
+    )
     north.send(t="ping", n=7)
     assert north.expect("pong")["n"] == 7
 
@@ -92,8 +98,9 @@ def test_a_client_that_stops_reading_is_dropped_instead_of_buffered_without_end(
 def test_room_creation_is_capped_per_address_per_minute(store_kind, tmp_path, key_prefix):
     srv = make_server(store_kind, tmp_path, key_prefix + "quota:", NYUMBA_ROOMS_PER_MINUTE="3")
     try:
-        codes = [httpx.post(srv.url + "/api/rooms", json={"game": "kalah"}).status_code
-                 for _ in range(4)]
+        codes = [
+            httpx.post(srv.url + "/api/rooms", json={"game": "kalah"}).status_code for _ in range(4)
+        ]
         last = httpx.post(srv.url + "/api/rooms", json={"game": "kalah"})
     finally:
         srv.stop()
@@ -129,10 +136,16 @@ def test_upgrades_from_other_origins_are_refused(server):
 
 
 def test_configured_origin_allow_list(store_kind, tmp_path, key_prefix):
-    srv = make_server(store_kind, tmp_path, key_prefix + "origin:",
-                      NYUMBA_ALLOWED_ORIGINS="https://play.nyumba.example")
+    srv = make_server(
+        store_kind,
+        tmp_path,
+        key_prefix + "origin:",
+        NYUMBA_ALLOWED_ORIGINS="https://play.nyumba.example",
+    )
     try:
-        with connect(srv.ws_url, additional_headers={"Origin": "https://play.nyumba.example"}) as ok:
+        with connect(
+            srv.ws_url, additional_headers={"Origin": "https://play.nyumba.example"}
+        ) as ok:
             ok.send(json.dumps({"t": "ping"}))
             assert json.loads(ok.recv(timeout=5))["t"] == "pong"
         host = srv.url.split("://")[1]
@@ -144,8 +157,15 @@ def test_configured_origin_allow_list(store_kind, tmp_path, key_prefix):
 
 def test_security_headers_on_every_kind_of_response(server):
     r = create_room(server.url, "kalah")
-    for path in ("/", f"/r/{r['room']}", "/api/games", "/healthz", "/api/protocol.json",
-                 "/api/rooms/none/record", "/static/nothing-here.js"):
+    for path in (
+        "/",
+        f"/r/{r['room']}",
+        "/api/games",
+        "/healthz",
+        "/api/protocol.json",
+        "/api/rooms/none/record",
+        "/static/nothing-here.js",
+    ):
         h = httpx.get(server.url + path).headers
         csp = h["content-security-policy"]
         assert "default-src 'self'" in csp and "script-src 'self'" in csp, path

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import random
 import signal
-import time
 
 import httpx
-import msgspec
 import pytest
+from serverproc import ServerProcess
 from websockets.exceptions import ConnectionClosed
+from wsclient import Client, create_room
 
 import engine
-from serverproc import ServerProcess
-from wsclient import Client, create_room
 
 TIMERS = {
     "NYUMBA_ABSENT_MS": "1500",
@@ -42,9 +40,14 @@ def nodes(shared_store, tmp_path, key_prefix):
     started: list[ServerProcess] = []
 
     def start(n: int = 3) -> list[ServerProcess]:
-        for i in range(n):
-            started.append(ServerProcess(redis_url=shared_store, data_dir=tmp_path / f"node{len(started)}",
-                                         env={"NYUMBA_KEY_PREFIX": key_prefix + "nodes:", **TIMERS}).start())
+        for _i in range(n):
+            started.append(
+                ServerProcess(
+                    redis_url=shared_store,
+                    data_dir=tmp_path / f"node{len(started)}",
+                    env={"NYUMBA_KEY_PREFIX": key_prefix + "nodes:", **TIMERS},
+                ).start()
+            )
         return started
 
     yield start
@@ -61,8 +64,13 @@ def replay(record: dict) -> tuple[str, int]:
     return game.describe(state), len(record["moves"])
 
 
-def play_to_end(clients_by_side: dict, watcher: Client, rng: random.Random, acked: list,
-                stop_after: int | None = None) -> dict:
+def play_to_end(
+    clients_by_side: dict,
+    watcher: Client,
+    rng: random.Random,
+    acked: list,
+    stop_after: int | None = None,
+) -> dict:
     """Both players move (each on its own socket) until the game ends or
     ``stop_after`` more plies were played; returns the last state seen."""
     played = 0
@@ -94,7 +102,10 @@ def test_players_and_spectator_on_three_nodes_play_complete_games(nodes, game):
     final = play_to_end({0: south, 1: north}, watcher, random.Random(3), acked)
     assert final["outcome"] is not None
     for cl in (south, north):
-        assert cl.wait_state(lambda s: s["version"] == final["version"])["position"] == final["position"]
+        assert (
+            cl.wait_state(lambda s: s["version"] == final["version"])["position"]
+            == final["position"]
+        )
     record = httpx.get(f"{b.url}/api/rooms/{r['room']}/history").json()
     assert replay(record) == (final["position"], final["plies"])
     assert [v for _, v in acked] == list(range(1, final["version"] + 1))
@@ -144,7 +155,9 @@ def test_a_computer_seat_keeps_playing_when_its_node_is_killed(nodes):
 
     def my_turns(client, n):
         for _ in range(n):
-            st = client.wait_state(lambda s: s["outcome"] is not None or s["to_move"] == 0, timeout=20)
+            st = client.wait_state(
+                lambda s: s["outcome"] is not None or s["to_move"] == 0, timeout=20
+            )
             if st["outcome"] is not None:
                 return st
             client.move(rng.choice(st["legal"])["move"], version=st["version"])

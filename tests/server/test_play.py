@@ -8,10 +8,9 @@ import threading
 
 import httpx
 import pytest
+from wsclient import Client, create_room, seated_pair
 
 from engine import records
-
-from wsclient import Client, create_room, seated_pair
 
 
 @pytest.mark.parametrize("game", ["kalah", "oware"])
@@ -121,7 +120,9 @@ def test_bad_input_gets_a_code_changes_nothing_and_keeps_the_connection(server):
     cases.append(("bad-json", south.expect("error")["code"]))
     south.send_raw(json.dumps({"t": "teleport", "room": r["room"]}))
     cases.append(("bad-message", south.expect("error")["code"]))
-    south.send_raw(json.dumps({"t": "move", "room": r["room"], "version": "x", "move": "c", "id": "q"}))
+    south.send_raw(
+        json.dumps({"t": "move", "room": r["room"], "version": "x", "move": "c", "id": "q"})
+    )
     cases.append(("bad-message", south.expect("error")["code"]))
     south.send_raw(json.dumps({"t": "ping", "n": 1, "extra": True}))
     cases.append(("bad-message", south.expect("error")["code"]))

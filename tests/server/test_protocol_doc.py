@@ -1,7 +1,6 @@
 """The protocol's docs and schema come from the declarations."""
 
 import json
-import re
 from pathlib import Path
 
 from server import protocol as P

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from serverproc import make_server
 from wsclient import Client, create_room, seated_pair
 
@@ -35,8 +34,12 @@ def test_resign_ends_the_game_for_the_resigner(server):
     r, south, north = seated_pair(server)
     north.send(t="resign", room=r["room"])
     st = south.wait_state(lambda s: s["outcome"] is not None)
-    assert st["outcome"] == {"winner": 0, "reason": "resignation", "score": None,
-                             "adjudication": "resignation"}
+    assert st["outcome"] == {
+        "winner": 0,
+        "reason": "resignation",
+        "score": None,
+        "adjudication": "resignation",
+    }
     assert st["adjudication"] == "resignation" and st["legal"] == []
     south.move("a", version=st["version"], id="late")
     assert south.expect("error", id="late")["code"] == "game-over"
@@ -125,8 +128,9 @@ def test_computer_moves_first_when_it_holds_south(server):
     assert st["last"]["side"] == 0 and st["to_move"] == 1
 
 
-def test_the_computer_answers_every_move_without_waiting_for_the_tick(store_kind, tmp_path,
-                                                                      key_prefix):
+def test_the_computer_answers_every_move_without_waiting_for_the_tick(
+    store_kind, tmp_path, key_prefix
+):
     """A person who answers at once must not catch the computer's previous
     think task on its way out and be left to the next housekeeping tick
     (a minute here; 5 s by default, which is what players saw)."""
@@ -137,16 +141,16 @@ def test_the_computer_answers_every_move_without_waiting_for_the_tick(store_kind
         me.join(r["room"], r["token"])
         replies = 0
         while replies < 20:
-            st = me.wait_state(lambda s: s["to_move"] == 0 or s["outcome"] is not None,
-                               timeout=10)
+            st = me.wait_state(lambda s: s["to_move"] == 0 or s["outcome"] is not None, timeout=10)
             if st["outcome"] is not None:
                 break
             me.move(st["legal"][-1]["move"], version=st["version"])  # answered at once
             v = st["version"]
             t0 = time.monotonic()
-            st = me.wait_state(lambda s: s["version"] > v and (s["to_move"] == 0
-                                                                or s["outcome"] is not None),
-                               timeout=10)
+            st = me.wait_state(
+                lambda s: s["version"] > v and (s["to_move"] == 0 or s["outcome"] is not None),
+                timeout=10,
+            )
             if st["last"]["side"] == 1:
                 replies += 1
                 assert time.monotonic() - t0 < 3, "the computer's reply waited for the tick"
@@ -188,9 +192,10 @@ def test_computer_workers_think_in_the_idle_class_and_come_back_after_a_crash(se
     while True:  # until the computer has moved again (a Kalah extra turn means another move)
         me.move(st["legal"][-1]["move"], version=st["version"])
         v = st["version"]
-        st = me.wait_state(lambda s: s["version"] > v and (s["to_move"] == 0
-                                                            or s["outcome"] is not None),
-                           timeout=20)
+        st = me.wait_state(
+            lambda s: s["version"] > v and (s["to_move"] == 0 or s["outcome"] is not None),
+            timeout=20,
+        )
         if st["outcome"] is not None or st["last"]["side"] == 1:
             break
     assert st["outcome"] is not None or st["last"]["side"] == 1
@@ -268,9 +273,15 @@ def test_http_api(server):
 
 
 def test_rooms_expire_after_their_ttls(store_kind, tmp_path, key_prefix):
-    srv = make_server(store_kind, tmp_path, key_prefix + "exp:", NYUMBA_ROOM_TTL_MS="2500",
-                      NYUMBA_IDLE_TTL_MS="1000", NYUMBA_TICK_MS="200",
-                      NYUMBA_PRESENCE_TTL_MS="600")
+    srv = make_server(
+        store_kind,
+        tmp_path,
+        key_prefix + "exp:",
+        NYUMBA_ROOM_TTL_MS="2500",
+        NYUMBA_IDLE_TTL_MS="1000",
+        NYUMBA_TICK_MS="200",
+        NYUMBA_PRESENCE_TTL_MS="600",
+    )
     try:
         idle = create_room(srv.url, "kalah")
         kept = create_room(srv.url, "kalah")

@@ -25,21 +25,29 @@ def test_pruning_drops_ended_entries_but_each_sides_last_seen(valkey_url, key_pr
         try:
             now = int(time.time() * 1000)
             assert await store.create("r1", 0, b"room", now + 60_000)
-            ended = {"0:a": now - 50, "0:b": now - 10, "1:c": now - 20, "1:d": now - 5,
-                     "w:e": now - 1, "w:f": now - 2}
+            ended = {
+                "0:a": now - 50,
+                "0:b": now - 10,
+                "1:c": now - 20,
+                "1:d": now - 5,
+                "w:e": now - 1,
+                "w:f": now - 2,
+            }
             live = {"1:g": now + 5_000, "w:h": now + 5_000}
             [(alive, entries)] = await store.touch_many([("r1", {**ended, **live}, now + 60_000)])
             assert alive and len(entries) == 8
-            [(alive, entries)] = await store.touch_many([("r1", {}, now + 60_000)],
-                                                        prune_before_ms=now)
+            [(alive, entries)] = await store.touch_many(
+                [("r1", {}, now + 60_000)], prune_before_ms=now
+            )
             kept = {m.decode(): int(s) for m, s in entries}
             # South has no live connection: its latest ended entry stays as "last seen".
             # North is live: its ended entries go. Ended spectators go; live ones stay.
             assert kept == {"0:b": now - 10, "1:g": now + 5_000, "w:h": now + 5_000}
             # A store that forgot its scripts (a restart) gets them again.
             await store.link.execute("SCRIPT", "FLUSH")
-            [(alive, entries)] = await store.touch_many([("r1", {}, now + 60_000)],
-                                                        prune_before_ms=now)
+            [(alive, entries)] = await store.touch_many(
+                [("r1", {}, now + 60_000)], prune_before_ms=now
+            )
             assert alive and len(entries) == 3
             [(alive, _)] = await store.touch_many([("gone", {"0:x": now}, now + 60_000)])
             assert not alive
