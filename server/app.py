@@ -32,16 +32,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import engine
-from engine import records
+from server import httpguard
 from server import protocol as P
 from server import rooms as R
 from server.config import Settings
+from server.httpguard import problem as _problem
 from server.node import Conn, Node, now_ms
+from server.offload import Busy, Offload, record_job, replay_view_job
 from server.store import Store
 
 log = logging.getLogger("nyumba.app")
 
-MAX_RECORD = 2 * 1024 * 1024  # bytes of an uploaded record
+MAX_RECORD = 64 * 1024  # bytes of an uploaded record: the proxy's client_max_body_size
+MAX_ROOM_REQUEST = 64 * 1024  # bytes of a room request (a few hundred in practice)
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -92,8 +95,17 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def _problem(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"code": code, "message": message}, status_code=status)
+def _busy() -> Response:
+    return _problem(
+        503,
+        "busy",
+        "The server is busy replaying games; try again in a moment.",
+        headers={"retry-after": str(Busy.retry_after_s)},
+    )
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -105,14 +117,20 @@ def create_app(settings: Settings) -> Starlette:
         node = Node(settings, store)
         await node.start()
         state["node"] = node
+        offload = state["offload"] = Offload(settings.replay_workers)
+        offload.warm()
         try:
             yield
         finally:
+            offload.close()
             await node.stop()
             await store.close()
 
     def node() -> Node:
         return state["node"]
+
+    def offload() -> Offload:
+        return state["offload"]
 
     client = settings.client_dir
 
@@ -141,7 +159,7 @@ def create_app(settings: Settings) -> Starlette:
     async def over_room_quota(request: Request) -> bool:
         """Rooms created by this client address this minute, counted in the
         store so every node enforces one budget."""
-        address = request.client.host if request.client else "unknown"
+        address = _address(request)
         minute = now_ms() // 60_000
         key = f"{settings.key_prefix}quota:rooms:{address}:{minute}"
         redis = node().store.redis
@@ -152,12 +170,14 @@ def create_app(settings: Settings) -> Starlette:
         return count > settings.rooms_per_minute
 
     async def create_room(request: Request) -> Response:
-        body = await request.body()
+        if httpguard.cross_site(request, settings.allowed_origins):
+            return _problem(403, "cross-site", "Rooms are created from nyumba's own pages.")
+        body = await httpguard.read_body(request, MAX_ROOM_REQUEST)
         try:
             spec = msgspec.json.decode(body, type=CreateRoom)
         except msgspec.ValidationError as exc:
             return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return _problem(400, "bad-json", "The room request is not valid JSON.")
         if await over_room_quota(request):
             return _problem(
@@ -187,9 +207,10 @@ def create_app(settings: Settings) -> Starlette:
         data, _ = await node().store.load(room_id)
         if data is None:
             return _problem(404, "no-room", P.ERRORS["no-room"])
-        room = R.decode_room(data)
-        body = records.text(R.record(room))
-        name = f"nyumba-{room.game}-{room_id}-{room.game_no}.json"
+        try:
+            body, name = await offload().run(_address(request), record_job, data)
+        except Busy:
+            return _busy()
         return Response(
             body,
             media_type="application/json",
@@ -204,14 +225,18 @@ def create_app(settings: Settings) -> Starlette:
 
     async def replay(request: Request) -> Response:
         """A record (any game, either format) replayed for a client to step through."""
-        body = await request.body()
-        if len(body) > MAX_RECORD:
-            return _problem(413, "too-large", f"A record may be at most {MAX_RECORD} bytes.")
+        if httpguard.cross_site(request, settings.allowed_origins):
+            return _problem(403, "cross-site", "Replays are asked for from nyumba's own pages.")
+        body = await httpguard.read_body(request, MAX_RECORD)
         try:
-            view = records.replay_view(body)
-        except records.BadRecord as exc:
-            return _problem(400, "bad-record", str(exc))
-        return JSONResponse(view)
+            ok, answer = await offload().run(
+                _address(request), replay_view_job, body, cache_key=body, size=lambda a: len(a[1])
+            )
+        except Busy:
+            return _busy()
+        if not ok:
+            return _problem(400, "bad-record", answer.decode())
+        return Response(answer, media_type="application/json")
 
     def origin_allowed(ws: WebSocket) -> bool:
         """Browsers send Origin on WebSocket upgrades; other clients may not.
@@ -271,5 +296,6 @@ def create_app(settings: Settings) -> Starlette:
         return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
 
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
+    app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
     return app

@@ -31,6 +31,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sockets_per_room: int = 64  # connections in one room, all nodes together
     allowed_origins: tuple[str, ...] = ()  # empty: the page's own origin (Origin host == Host)
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For is believed
+    replay_workers: int = 1  # processes replaying records, records and undos (server/offload.py)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> Settings:
@@ -56,6 +57,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "rate_window_ms": "NYUMBA_RATE_WINDOW_MS",
             "rooms_per_minute": "NYUMBA_ROOMS_PER_MINUTE",
             "sockets_per_room": "NYUMBA_SOCKETS_PER_ROOM",
+            "replay_workers": "NYUMBA_REPLAY_WORKERS",
         }
         for field, var in text.items():
             if env.get(var):
