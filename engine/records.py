@@ -581,7 +581,7 @@ def _players(players: Any) -> tuple[str | None, str | None] | None:
     pair = tuple(players)
     if len(pair) != 2 or not all(p is None or isinstance(p, str) for p in pair):
         raise ValueError(f"players {players!r} is not two names (or None)")
-    return pair  # type: ignore[return-value]
+    return pair
 
 
 def _check_players(players: list[str | None] | None) -> tuple[str | None, str | None] | None:

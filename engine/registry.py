@@ -101,4 +101,5 @@ def load(profile: str, **options: Any) -> Game:
 def _make(profile: str, items: tuple[tuple[str, Any], ...]) -> Game:
     spec = _PROFILES[profile]
     module = importlib.import_module(f"engine.{spec.family}")
-    return module.make(profile, dict(items))
+    game: Game = module.make(profile, dict(items))
+    return game

@@ -385,7 +385,8 @@ class Node:
                 current = await self.current_state(conn.room)
                 if current is not None:
                     conn.send_msg(current[1])
-        except AlreadyApplied as done:
+        except AlreadyApplied as done:  # only moves carry the intent id this answers
+            assert intent is not None and conn.room is not None
             conn.send_msg(P.Ack(id=intent, version=done.version))
             current = await self.current_state(conn.room)
             if current is not None:
@@ -449,6 +450,7 @@ class Node:
             conn.send_msg(P.Ack(id=msg.id, version=-1))
 
     async def _hint(self, conn: Conn, msg: P.Hint) -> None:
+        assert conn.room is not None  # _dispatch refuses hints before a join
         current = await self.current_state(conn.room)
         if current is None:
             raise R.Refused("no-room")
@@ -467,6 +469,7 @@ class Node:
                 await self.store.publish(room_id, encode_notice(Notice(0, "E", P.encode(ev))))
 
     async def _move(self, conn: Conn, msg: P.Move) -> None:
+        assert conn.room is not None  # _dispatch refuses moves before a join
         sides, who = conn.sides, conn.who
 
         def change(room: R.Room, presence, now):
@@ -513,10 +516,12 @@ class Node:
             await self._leave(conn)
         conn.room = room.id
         conn.sides = sides
-        conn.token_hash = R.hash_token(new_token or token) if (new_token or token) else None
+        held = new_token or token
+        conn.token_hash = R.hash_token(held) if held else None
         conn.send_msg(P.Welcome(room=room.id, sides=sides, token=new_token))
         if msg.name is not None and sides:
-            room = await self.mutate(room.id, lambda r, p, n: R.rename(r, sides, msg.name))
+            name = msg.name
+            room = await self.mutate(room.id, lambda r, p, n: R.rename(r, sides, name))
         await self._enter(conn, room)
         if room.mode != "friend":  # computer rooms play it; computer and local rooms give hints
             self.computer.warm(seats=room.mode == "computer", hints=True)

@@ -34,7 +34,7 @@ class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="t"
     """Base of client → server messages."""
 
 
-class Join(_In, tag="join"):
+class Join(_In, frozen=True, tag="join"):
     """Join a room. With ``token`` reclaim the seat it belongs to; without one,
     take the free seat of a friend room, or watch. ``version`` is the last
     version the client saw (informational; the answer is always the current
@@ -46,7 +46,7 @@ class Join(_In, tag="join"):
     name: Name | None = None
 
 
-class Move(_In, tag="move"):
+class Move(_In, frozen=True, tag="move"):
     """A move intent: ``move`` in the game's notation, made at ``version``.
     ``id`` is chosen by the client; resending the same id is answered the same
     way and applied at most once."""
@@ -57,14 +57,14 @@ class Move(_In, tag="move"):
     id: IntentId
 
 
-class Resign(_In, tag="resign"):
+class Resign(_In, frozen=True, tag="resign"):
     """Resign the current game (in a local room: the side to move resigns)."""
 
     room: RoomId
     id: IntentId | None = None
 
 
-class Offer(_In, tag="offer"):
+class Offer(_In, frozen=True, tag="offer"):
     """Offer a draw, a takeback (friend rooms) or a rematch with sides swapped."""
 
     room: RoomId
@@ -72,7 +72,7 @@ class Offer(_In, tag="offer"):
     id: IntentId | None = None
 
 
-class Reply(_In, tag="reply"):
+class Reply(_In, frozen=True, tag="reply"):
     """Accept or decline the opponent's pending offer."""
 
     room: RoomId
@@ -81,7 +81,7 @@ class Reply(_In, tag="reply"):
     id: IntentId | None = None
 
 
-class Undo(_In, tag="undo"):
+class Undo(_In, frozen=True, tag="undo"):
     """Computer and local rooms: take back the player's last move (and the
     computer's reply to it)."""
 
@@ -90,21 +90,21 @@ class Undo(_In, tag="undo"):
     id: IntentId | None = None
 
 
-class HandOver(_In, tag="hand_over"):
+class HandOver(_In, frozen=True, tag="hand_over"):
     """Hand the absent opponent's seat to the computer (after the absence window)."""
 
     room: RoomId
     id: IntentId | None = None
 
 
-class Reclaim(_In, tag="reclaim"):
+class Reclaim(_In, frozen=True, tag="reclaim"):
     """Take one's own seat back from the computer."""
 
     room: RoomId
     id: IntentId | None = None
 
 
-class Hint(_In, tag="hint"):
+class Hint(_In, frozen=True, tag="hint"):
     """Computer and local rooms: ask the computer for a good move for the
     side to move. Answered by ``hint``; nothing changes."""
 
@@ -112,7 +112,7 @@ class Hint(_In, tag="hint"):
     id: IntentId | None = None
 
 
-class Ping(_In, tag="ping"):
+class Ping(_In, frozen=True, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
     n: Annotated[int, Meta(ge=0, le=2**53)] = 0
@@ -125,7 +125,7 @@ class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False):
     """Base of server → client messages."""
 
 
-class Welcome(_Out, tag="welcome"):
+class Welcome(_Out, frozen=True, tag="welcome"):
     """Which sides this connection holds (empty: a spectator). ``token`` is
     present only the first time a seat is granted; the server keeps only its
     hash, so the client must store it (per room) to reclaim the seat."""
@@ -185,7 +185,7 @@ class PendingOffer(msgspec.Struct, frozen=True):
     by: int
 
 
-class State(_Out, tag="state"):
+class State(_Out, frozen=True, tag="state"):
     """The room as it is now. ``version`` counts changes of the game (moves,
     undos, takebacks, a new game); a move intent must name the current one."""
 
@@ -207,14 +207,14 @@ class State(_Out, tag="state"):
     plies: int
 
 
-class Ack(_Out, tag="ack"):
+class Ack(_Out, frozen=True, tag="ack"):
     """The intent ``id`` was applied (now or earlier), giving ``version``."""
 
     id: str
     version: int
 
 
-class Error(_Out, tag="error"):
+class Error(_Out, frozen=True, tag="error"):
     """A refused message: a stable ``code`` and a sentence. ``id`` is the
     intent id it answers, if any. Nothing changed."""
 
@@ -223,7 +223,7 @@ class Error(_Out, tag="error"):
     id: str | None = None
 
 
-class OfferMade(_Out, tag="offer"):
+class OfferMade(_Out, frozen=True, tag="offer"):
     """The opponent offers ``kind``; answer with ``reply``. Also sent when an
     offer is withdrawn or answered (``status``)."""
 
@@ -232,11 +232,11 @@ class OfferMade(_Out, tag="offer"):
     status: Literal["open", "accepted", "declined", "withdrawn"]
 
 
-class Pong(_Out, tag="pong"):
+class Pong(_Out, frozen=True, tag="pong"):
     n: int
 
 
-class HintMove(_Out, tag="hint"):
+class HintMove(_Out, frozen=True, tag="hint"):
     """The computer's suggestion for the side to move at ``version``."""
 
     move: str

@@ -442,7 +442,7 @@ def undo(room: Room, sides: list[int], version: int) -> Room:
     return _take_back_to(room, sides[0])
 
 
-def offer(room: Room, sides: list[int], kind: str) -> tuple[Room, P.OfferMade | None]:
+def offer(room: Room, sides: list[int], kind: P.OfferKind) -> tuple[Room, P.OfferMade | None]:
     side = acting_side(room, sides)
     if kind == "rematch":
         if room.outcome is None:
@@ -465,7 +465,9 @@ def offer(room: Room, sides: list[int], kind: str) -> tuple[Room, P.OfferMade | 
     return _changed(room, offer=made), P.OfferMade(kind=kind, by=side, status="open")
 
 
-def reply(room: Room, sides: list[int], kind: str, accept: bool) -> tuple[Room, P.OfferMade]:
+def reply(
+    room: Room, sides: list[int], kind: P.OfferKind, accept: bool
+) -> tuple[Room, P.OfferMade]:
     side = acting_side(room, sides)
     o = room.offer
     if o is None or o.kind != kind or o.by == side:

@@ -64,7 +64,7 @@ def choose(
     from engine import ai
 
     game = engine.load(game_name, **options)
-    value = msgspec.msgpack.decode(state, type=game.state_type)
+    value: Any = msgspec.msgpack.decode(state, type=game.state_type)
     if level == HINT:
         move = ai.hint(game, value, seed, pause)
     else:
