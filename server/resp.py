@@ -13,6 +13,15 @@ caller's command is then retried on a fresh connection (with backoff, a few
 seconds in all). Only idempotent or self-checking commands go through here:
 the compare-and-set, retried after it did land, finds its own revision and is
 re-judged, never applied twice.
+
+Deadlines: connecting (with AUTH and SELECT) has ``connect_timeout`` seconds;
+when the oldest command in flight has waited ``command_timeout`` seconds the
+store is taken to be stalled (paused, or a network path that drops packets
+without a reset): the connection is aborted and every command in flight fails
+with ``TimeoutError``, which is *not* retried, so a caller learns within about
+``command_timeout`` that the store is down. The next command connects afresh.
+One timer per connection checks the oldest command (replies come in order),
+so a deadline costs the hot path only a clock read per command.
 """
 
 from __future__ import annotations
@@ -21,34 +30,58 @@ import asyncio
 import collections
 import hashlib
 import ssl as ssl_module
+import time
 from typing import Any
 
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 RETRY_DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0)  # about 3.5 s before giving up
+CONNECT_TIMEOUT = 2.0  # seconds to connect, authenticate and select the database
+COMMAND_TIMEOUT = 2.0  # seconds the oldest command may wait before the store counts as stalled
+
+Packed = tuple[Any, ...]  # a command's words: str, bytes, int or float each
 
 
-def _consume(fut: asyncio.Future) -> None:
+def _consume(fut: asyncio.Future[Any]) -> None:
     if not fut.cancelled():
         fut.exception()
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, command_timeout: float = COMMAND_TIMEOUT) -> None:
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        self.waiting: collections.deque[asyncio.Future] = collections.deque()
+        # futures awaiting replies, in the order sent, each with the time it was queued
+        self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
         self.out: list[bytes] = []
         self.lost: Exception | None = None
         self.loop = asyncio.get_running_loop()
+        self.command_timeout = command_timeout
+        self._watchdog: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self._watch()
 
-    def request(self, packed: bytes) -> asyncio.Future:
+    def _watch(self) -> None:
+        """Every quarter deadline: abort the connection when its oldest command is overdue."""
+        if self.lost is not None:
+            return
+        if self.waiting and time.monotonic() - self.waiting[0][1] > self.command_timeout:
+            self._fail(
+                RedisTimeoutError(f"the store did not answer within {self.command_timeout:g} s")
+            )
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        self._watchdog = self.loop.call_later(self.command_timeout / 4, self._watch)
+
+    def request(self, packed: bytes) -> asyncio.Future[Any]:
         fut = self.loop.create_future()
         if self.lost is not None:
             fut.set_exception(RedisConnectionError(f"store connection lost: {self.lost}"))
@@ -56,7 +89,7 @@ class _Protocol(asyncio.Protocol):
         if not self.out:
             self.loop.call_soon(self._flush)
         self.out.append(packed)
-        self.waiting.append(fut)
+        self.waiting.append((fut, time.monotonic()))
         return fut
 
     def _flush(self) -> None:
@@ -72,9 +105,10 @@ class _Protocol(asyncio.Protocol):
             if reply is False:
                 return
             if not waiting:  # a reply nobody asked for: the stream is out of step
-                self.transport.close()
+                if self.transport is not None:
+                    self.transport.close()
                 return
-            fut = waiting.popleft()
+            fut = waiting.popleft()[0]
             if fut.done():  # its caller was cancelled
                 continue
             if isinstance(reply, hiredis.ReplyError):
@@ -83,10 +117,17 @@ class _Protocol(asyncio.Protocol):
                 fut.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = exc or ConnectionResetError("closed by the store")
-        error = RedisConnectionError(f"store connection lost: {self.lost}")
+        if self.lost is None:
+            lost = exc or ConnectionResetError("closed by the store")
+            self._fail(RedisConnectionError(f"store connection lost: {lost}"))
+
+    def _fail(self, error: Exception) -> None:
+        """The connection is done for: every command in flight fails with ``error``."""
+        self.lost = error
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         while self.waiting:
-            fut = self.waiting.popleft()
+            fut = self.waiting.popleft()[0]
             if not fut.done():
                 fut.set_exception(error)
 
@@ -94,46 +135,68 @@ class _Protocol(asyncio.Protocol):
 class Link:
     """``await link.execute("HGET", key, "data")``; scripts by ``script(text)``."""
 
-    def __init__(self, url: str):
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        command_timeout: float = COMMAND_TIMEOUT,
+    ):
         self.params = parse_url(url)
         self.tls = url.startswith("rediss://")
+        self.connect_timeout = connect_timeout
+        self.command_timeout = command_timeout
         self._proto: _Protocol | None = None
-        self._connecting: asyncio.Future | None = None
+        self._connecting: asyncio.Future[_Protocol] | None = None
 
     async def _connect(self) -> _Protocol:
         loop = asyncio.get_running_loop()
         p = self.params
+
+        def factory() -> _Protocol:
+            return _Protocol(self.command_timeout)
+
         if "path" in p:
-            _, proto = await loop.create_unix_connection(_Protocol, p["path"])
+            _, proto = await loop.create_unix_connection(factory, p["path"])
         else:
             ctx = ssl_module.create_default_context() if self.tls else None
             _, proto = await loop.create_connection(
-                _Protocol, p.get("host", "localhost"), p.get("port", 6379), ssl=ctx
+                factory, p.get("host", "localhost"), p.get("port", 6379), ssl=ctx
             )
         setup = []
         if p.get("password"):
-            auth = (
+            auth: Packed = (
                 ("AUTH", p["username"], p["password"])
                 if p.get("username")
                 else ("AUTH", p["password"])
             )
             setup.append(proto.request(hiredis.pack_command(auth)))
         if p.get("db"):
-            setup.append(proto.request(hiredis.pack_command(("SELECT", p["db"]))))
+            select: Packed = ("SELECT", p["db"])
+            setup.append(proto.request(hiredis.pack_command(select)))
         try:
             for fut in setup:
                 await fut
-        except Exception:
-            proto.transport.close()
+        except BaseException:
+            if proto.transport is not None:
+                proto.transport.close()
             raise
         return proto
+
+    async def _connect_within_deadline(self) -> _Protocol:
+        try:
+            return await asyncio.wait_for(self._connect(), self.connect_timeout)
+        except TimeoutError:
+            raise RedisTimeoutError(
+                f"the store did not accept a connection within {self.connect_timeout:g} s"
+            ) from None
 
     async def _protocol(self) -> _Protocol:
         proto = self._proto
         if proto is not None and proto.lost is None:
             return proto
         if self._connecting is None:  # one connection attempt shared by every caller
-            self._connecting = asyncio.ensure_future(self._connect())
+            self._connecting = asyncio.ensure_future(self._connect_within_deadline())
         connecting = self._connecting
         try:
             proto = await asyncio.shield(connecting)
@@ -148,7 +211,7 @@ class Link:
     async def execute(self, *args: Any) -> Any:
         return (await self._run([hiredis.pack_command(args)]))[0]
 
-    async def execute_many(self, commands: list[tuple]) -> list[Any]:
+    async def execute_many(self, commands: list[Packed]) -> list[Any]:
         """Several commands in one write; their replies in order. After a lost
         connection the whole batch is sent again, so batch only commands that
         may run twice."""
@@ -192,7 +255,7 @@ class Script:
         self.text = text
         self.sha = hashlib.sha1(text.encode()).hexdigest()
 
-    async def __call__(self, keys: list, args: list) -> Any:
+    async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
         try:
             return await self.link.execute("EVALSHA", self.sha, len(keys), *keys, *args)
         except ResponseError as exc:

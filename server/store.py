@@ -19,9 +19,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.resp import Link
+from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT, Link
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
 # Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
@@ -120,25 +119,38 @@ def decode_notice(data: bytes) -> Notice:
 
 
 class Store:
-    def __init__(self, url: str, prefix: str = "nyumba:"):
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "nyumba:",
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        command_timeout: float = COMMAND_TIMEOUT,
+    ):
         self.url = url
         self.prefix = prefix
-        # A bounded pool that waits for a free connection instead of failing under bursts.
-        # Connections broken by a store restart are retried on a fresh connection. A
+        # A bounded pool that waits (up to the command deadline) for a free connection
+        # instead of failing under bursts. Connections broken by a store restart are
+        # retried on a fresh connection; a timeout is not retried, so a stalled store
+        # shows as ``TimeoutError`` within the deadline rather than after several. A
         # compare-and-set retried after it did land finds its own revision and is
-        # re-judged, never applied twice.
+        # re-judged, never applied twice. (Pub/sub reads block without a deadline.)
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=64,
-            timeout=10,
+            timeout=command_timeout,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=command_timeout,
             health_check_interval=30,
-            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            retry=Retry(
+                ExponentialBackoff(cap=1.0, base=0.05), 4, supported_errors=(RedisConnectionError,)
+            ),
+            retry_on_error=[RedisConnectionError],
         )
         self.redis = aioredis.Redis(connection_pool=pool)
         # The per-message path (load, compare-and-set, publish, presence) shares one
         # multiplexed connection; pub/sub, the tick's pipelines and the rest use the pool.
-        self.link = Link(url)
+        self.link = Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
         self._cas = self.link.script(_CAS)
         self._create = self.link.script(_CREATE)
         self._touch = self.link.script(_TOUCH)
