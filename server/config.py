@@ -1,79 +1,366 @@
-"""Settings, from flags or the environment (flags win)."""
+"""Settings, from flags or the environment (flags win), validated in one place.
+
+Every setting is one field of ``Settings``; its annotation carries the bounds
+(``msgspec.Meta``) and, in ``extra``, the environment variable and a line of
+help. ``from_env`` converts each given value with ``msgspec.convert`` against
+that annotation, so a bad value is refused before anything starts, with one
+line naming the variable, the value and what is allowed (``BadSetting``; the
+CLI prints it and exits 2). The README's table and ``nyumba serve --help``
+list the same variables (``variables()``); a test holds them to it.
+
+To add a setting: one field here, one row in the README's table.
+"""
 
 from __future__ import annotations
 
 import os
+import typing
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
+
+_HERE = Path(__file__).resolve().parent
+
+
+def default_client_dir() -> Path:
+    """The client's files: the copy packed into the wheel (``server/client``), or else the
+    checkout's ``client/`` next to ``server/`` (``pip install -e .`` serves the working tree)."""
+    packed = _HERE / "client"
+    if (packed / "index.html").is_file():
+        return packed
+    return _HERE.parent / "client"
+
+
+def _v(env: str, help: str, allowed: str | None = None) -> dict[str, str]:
+    extra = {"env": env, "help": help}
+    if allowed:
+        extra["allowed"] = allowed
+    return extra
+
+
+MS = "milliseconds"
+_URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    host: str = "127.0.0.1"
-    port: int = 8000
-    redis_url: str | None = None  # None: start the embedded Valkey
-    data_dir: Path = Path("data")
-    key_prefix: str = "nyumba:"
-    room_ttl_ms: int = 24 * 3600 * 1000  # a room lives at most this long after creation
-    idle_ttl_ms: int = 30 * 60 * 1000  # ... and this long after the last person left
-    absent_ms: int = 2 * 60 * 1000  # a seat absent this long may be handed to the computer
-    presence_ttl_ms: int = 15_000  # a connection's presence lasts this long unless refreshed
-    tick_ms: int = 5_000  # presence refresh and housekeeping period
-    computer_workers: int = 1
-    computer_lease_ms: int = 15_000
-    gc_full_s: int = 1800  # seconds between the cycle collector's full passes (server/collector.py)
-    client_dir: Path = Path(__file__).resolve().parent.parent / "client"
+    host: Annotated[str, Meta(min_length=1, extra=_v("HOST", "interface to listen on"))] = (
+        "127.0.0.1"
+    )
+    port: Annotated[int, Meta(ge=1, le=65535, extra=_v("PORT", "port to listen on"))] = 8000
+    redis_url: Annotated[
+        Annotated[str, Meta(pattern=_URL)] | None,
+        Meta(
+            extra=_v(
+                "REDIS_URL",
+                "the store; every node of a deployment names the same one (none: embedded Valkey)",
+                "a redis://, rediss:// or unix:// URL",
+            ),
+        ),
+    ] = None
+    data_dir: Annotated[
+        Path,
+        Meta(extra=_v("NYUMBA_DATA_DIR", "the embedded Valkey's append-only data", "a directory")),
+    ] = Path("data")
+    key_prefix: Annotated[
+        str,
+        Meta(
+            pattern=r"^\S{0,64}$",
+            extra=_v("NYUMBA_KEY_PREFIX", "prefix of every key and channel"),
+        ),
+    ] = "nyumba:"
+    room_ttl_ms: Annotated[
+        int,
+        Meta(
+            ge=1000,
+            le=30 * 86_400_000,
+            extra=_v("NYUMBA_ROOM_TTL_MS", "a room's life after creation, at most"),
+        ),
+    ] = 24 * 3600 * 1000
+    idle_ttl_ms: Annotated[
+        int,
+        Meta(
+            ge=500,
+            le=30 * 86_400_000,
+            extra=_v("NYUMBA_IDLE_TTL_MS", "a room's life after the last connection left"),
+        ),
+    ] = 30 * 60 * 1000
+    absent_ms: Annotated[
+        int,
+        Meta(
+            ge=500,
+            le=86_400_000,
+            extra=_v(
+                "NYUMBA_ABSENT_MS",
+                "absence after which the opponent may hand a seat to the computer",
+            ),
+        ),
+    ] = 2 * 60 * 1000
+    presence_ttl_ms: Annotated[
+        int,
+        Meta(
+            ge=200,
+            le=600_000,
+            extra=_v(
+                "NYUMBA_PRESENCE_TTL_MS", "a connection's presence lasts this long unless refreshed"
+            ),
+        ),
+    ] = 15_000
+    tick_ms: Annotated[
+        int,
+        Meta(
+            ge=50, le=60_000, extra=_v("NYUMBA_TICK_MS", "presence refresh and housekeeping period")
+        ),
+    ] = 5_000
+    computer_workers: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=64,
+            extra=_v(
+                "NYUMBA_COMPUTER_WORKERS",
+                "processes thinking for computer seats (hints have one of their own)",
+            ),
+        ),
+    ] = 1
+    computer_lease_ms: Annotated[
+        int,
+        Meta(
+            ge=500,
+            le=600_000,
+            extra=_v("NYUMBA_COMPUTER_LEASE_MS", "how long one node holds a room's computer seat"),
+        ),
+    ] = 15_000
+    gc_full_s: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=86_400,
+            extra=_v(
+                "NYUMBA_GC_FULL_S", "seconds between full garbage collections (server/collector.py)"
+            ),
+        ),
+    ] = 1800
+    client_dir: Annotated[
+        Path,
+        Meta(extra=_v("NYUMBA_CLIENT_DIR", "the browser client's files", "a directory")),
+    ] = msgspec.field(default_factory=default_client_dir)
     # limits (hardening)
-    max_frame: int = 8 * 1024  # bytes in one WebSocket message
-    rate_messages: int = 100  # messages per socket per rate window (pings exempt) ...
-    rate_window_ms: int = 20_000  # ... over it: close 1008
-    rooms_per_minute: int = 30  # rooms one client address may create per minute
-    sockets_per_room: int = 64  # connections in one room, all nodes together
-    allowed_origins: tuple[str, ...] = ()  # empty: the page's own origin (Origin host == Host)
-    forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For is believed
-    replay_workers: int = 1  # processes replaying records, records and undos (server/offload.py)
+    max_frame: Annotated[
+        int,
+        Meta(ge=256, le=1 << 20, extra=_v("NYUMBA_MAX_FRAME", "bytes in one WebSocket message")),
+    ] = 8 * 1024
+    rate_messages: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=1_000_000_000,
+            extra=_v("NYUMBA_RATE_MESSAGES", "messages per socket per rate window; over it: close"),
+        ),
+    ] = 100
+    rate_window_ms: Annotated[
+        int,
+        Meta(ge=100, le=3_600_000, extra=_v("NYUMBA_RATE_WINDOW_MS", "the rate window")),
+    ] = 20_000
+    rooms_per_minute: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=1_000_000_000,
+            extra=_v("NYUMBA_ROOMS_PER_MINUTE", "rooms one client address may create per minute"),
+        ),
+    ] = 30
+    sockets_per_room: Annotated[
+        int,
+        Meta(
+            ge=2,
+            le=100_000,
+            extra=_v("NYUMBA_SOCKETS_PER_ROOM", "connections in one room, all nodes together"),
+        ),
+    ] = 64
+    allowed_origins: Annotated[
+        tuple[str, ...],
+        Meta(
+            extra=_v(
+                "NYUMBA_ALLOWED_ORIGINS",
+                "origins whose pages may open the WebSocket (none: the page's own origin only)",
+                "comma-separated origins such as https://play.example",
+            )
+        ),
+    ] = ()
+    forwarded_allow_ips: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            extra=_v(
+                "NYUMBA_FORWARDED_ALLOW_IPS",
+                "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
+                "comma-separated addresses or networks, or *",
+            ),
+        ),
+    ] = "127.0.0.1"
+    replay_workers: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=64,
+            extra=_v(
+                "NYUMBA_REPLAY_WORKERS",
+                "processes replaying records, records and undos (server/offload.py)",
+            ),
+        ),
+    ] = 1
+    # operations
+    store_timeout_ms: Annotated[
+        int,
+        Meta(
+            ge=100,
+            le=60_000,
+            extra=_v(
+                "NYUMBA_STORE_TIMEOUT_MS",
+                "a store command's deadline; past it the store counts as down (503 store-down)",
+            ),
+        ),
+    ] = 2_000
+    store_connect_timeout_ms: Annotated[
+        int,
+        Meta(
+            ge=100,
+            le=60_000,
+            extra=_v("NYUMBA_STORE_CONNECT_TIMEOUT_MS", "deadline to connect to the store"),
+        ),
+    ] = 2_000
+    drain_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=120_000,
+            extra=_v(
+                "NYUMBA_DRAIN_MS",
+                "after SIGTERM, how long /readyz answers 503 before sockets close",
+            ),
+        ),
+    ] = 0
+    log_level: Annotated[
+        Literal["debug", "info", "warning", "error"],
+        Meta(extra=_v("NYUMBA_LOG_LEVEL", "least severe log level written")),
+    ] = "info"
+    log_format: Annotated[
+        Literal["text", "json"],
+        Meta(extra=_v("NYUMBA_LOG_FORMAT", "log lines as text, or one JSON object a line")),
+    ] = "text"
+    access_log: Annotated[
+        bool,
+        Meta(extra=_v("NYUMBA_ACCESS_LOG", "a log line per HTTP request and WebSocket")),
+    ] = False
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> Settings:
-        env = dict(os.environ if env is None else env)
-        values: dict = {}
-        text = {
-            "host": "HOST",
-            "redis_url": "REDIS_URL",
-            "key_prefix": "NYUMBA_KEY_PREFIX",
-        }
-        numbers = {
-            "port": "PORT",
-            "room_ttl_ms": "NYUMBA_ROOM_TTL_MS",
-            "idle_ttl_ms": "NYUMBA_IDLE_TTL_MS",
-            "absent_ms": "NYUMBA_ABSENT_MS",
-            "presence_ttl_ms": "NYUMBA_PRESENCE_TTL_MS",
-            "tick_ms": "NYUMBA_TICK_MS",
-            "computer_workers": "NYUMBA_COMPUTER_WORKERS",
-            "computer_lease_ms": "NYUMBA_COMPUTER_LEASE_MS",
-            "gc_full_s": "NYUMBA_GC_FULL_S",
-            "max_frame": "NYUMBA_MAX_FRAME",
-            "rate_messages": "NYUMBA_RATE_MESSAGES",
-            "rate_window_ms": "NYUMBA_RATE_WINDOW_MS",
-            "rooms_per_minute": "NYUMBA_ROOMS_PER_MINUTE",
-            "sockets_per_room": "NYUMBA_SOCKETS_PER_ROOM",
-            "replay_workers": "NYUMBA_REPLAY_WORKERS",
-        }
-        for field, var in text.items():
-            if env.get(var):
-                values[field] = env[var]
-        for field, var in numbers.items():
-            if env.get(var):
-                values[field] = int(env[var])
-        if env.get("NYUMBA_DATA_DIR"):
-            values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
-        if env.get("NYUMBA_ALLOWED_ORIGINS"):
-            values["allowed_origins"] = tuple(
-                o.strip().rstrip("/") for o in env["NYUMBA_ALLOWED_ORIGINS"].split(",") if o.strip()
-            )
-        if env.get("NYUMBA_FORWARDED_ALLOW_IPS"):
-            values["forwarded_allow_ips"] = env["NYUMBA_FORWARDED_ALLOW_IPS"]
-        if env.get("NYUMBA_CLIENT_DIR"):
-            values["client_dir"] = Path(env["NYUMBA_CLIENT_DIR"])
-        values.update({k: v for k, v in overrides.items() if v is not None})
+    def from_env(
+        cls, env: typing.Mapping[str, str] | None = None, **flags: str | int | Path | None
+    ) -> Settings:
+        """Settings from ``env`` (default: the process's), with ``flags`` (field name ->
+        value, ``None`` for not given) winning. Raises ``BadSetting``."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for var in variables():
+            raw: Any = env.get(var.env) or None
+            source = var.env
+            flag = flags.get(var.field)
+            if flag is not None:
+                raw, source = flag, "--" + var.field.replace("_", "-")
+            if raw is not None:
+                values[var.field] = _convert(var, source, raw)
         return cls(**values)
+
+    def doubts(self) -> list[str]:
+        """Allowed but probably wrong: said in the log at start (tests rely on some)."""
+        out = []
+        if self.presence_ttl_ms <= self.tick_ms:
+            out.append(
+                f"NYUMBA_PRESENCE_TTL_MS={self.presence_ttl_ms} is not longer than "
+                f"NYUMBA_TICK_MS={self.tick_ms}, which refreshes it: players will show as "
+                f"absent between refreshes"
+            )
+        return out
+
+
+class BadSetting(ValueError):
+    """One line: the variable, its value, what is allowed."""
+
+
+class Variable(msgspec.Struct, frozen=True):
+    field: str
+    env: str
+    help: str
+    allowed: str
+    default: str
+    type: Any
+
+
+def variables() -> list[Variable]:
+    """Every setting: its field, environment variable, help, what is allowed, default."""
+    hints = typing.get_type_hints(Settings, include_extras=True)
+    out = []
+    for f in msgspec.structs.fields(Settings):
+        annotated = hints[f.name]
+        meta = next(m for m in annotated.__metadata__ if isinstance(m, Meta))
+        extra = meta.extra or {}
+        default = f.default if f.default is not msgspec.NODEFAULT else f.default_factory()
+        out.append(
+            Variable(
+                field=f.name,
+                env=extra["env"],
+                help=extra["help"],
+                allowed=extra.get("allowed") or _describe(annotated.__origin__, meta),
+                default=_show(default),
+                type=annotated,
+            )
+        )
+    return out
+
+
+def _describe(tp: Any, meta: Meta) -> str:
+    if tp is int:
+        return f"an integer from {meta.ge} to {meta.le}"
+    if tp is bool:
+        return "true or false (1 or 0)"
+    if typing.get_origin(tp) is Literal:
+        return "one of " + ", ".join(typing.get_args(tp))
+    if meta.pattern:
+        return f"text matching {meta.pattern}"
+    return "non-empty text"
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, tuple):
+        return ",".join(value) or "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Path):
+        return "./" + str(value) if not value.is_absolute() else str(value)
+    return str(value)
+
+
+def _convert(var: Variable, source: str, raw: Any) -> Any:
+    base = var.type.__origin__
+    if base is Path:
+        text = str(raw)
+        if not text.strip():
+            raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}")
+        return Path(text).expanduser().resolve()  # absolute: children may run elsewhere
+    if var.field == "allowed_origins":
+        raw = tuple(o.strip().rstrip("/") for o in str(raw).split(",") if o.strip())
+        bad = [o for o in raw if "://" not in o]
+        if bad:
+            raise BadSetting(f"{source}={bad[0]!r} is not allowed: {var.allowed}")
+        return raw
+    if isinstance(raw, str) and base is bool:
+        raw = {"yes": "true", "on": "true", "no": "false", "off": "false"}.get(raw.lower(), raw)
+        raw = raw.lower()
+    try:
+        return msgspec.convert(raw, var.type, strict=False)
+    except msgspec.ValidationError:
+        raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}") from None
