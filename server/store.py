@@ -20,6 +20,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
+from server import metrics
 from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT, Link
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
@@ -87,6 +88,9 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+
+_CAS_RESULT = {0: "written", -1: "gone"}  # any other reply: a newer revision (a conflict)
 
 
 class Notice(msgspec.Struct, array_like=True, frozen=True):
@@ -198,12 +202,14 @@ class Store:
         expire_at_ms: int,
         notice: bytes,
     ) -> int:
-        return int(
+        result = int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
                 args=[expected_rev, new_rev, data, expire_at_ms, self.channel(room_id), notice],
             )
         )
+        metrics.CAS.labels(_CAS_RESULT.get(result, "conflict")).inc()
+        return result
 
     async def publish(self, room_id: str, notice: bytes) -> None:
         await self.link.execute("PUBLISH", self.channel(room_id), notice)
