@@ -28,6 +28,28 @@ def test_dockerfile_is_slim_non_root_with_a_healthcheck():
     assert re.search(r'^CMD \["nyumba", "serve"\]', text, re.M)
 
 
+def test_dockerfile_builds_the_wheel_from_everything_it_needs():
+    """The wheel is the whole app (client included): the build stage copies what setup.py
+    and pyproject.toml package, and the image adds nothing beside it."""
+    text = (DEPLOY / "Dockerfile").read_text()
+    build = re.split(r"^FROM ", text, flags=re.M)[1]  # the first stage builds the wheel
+    copied = " ".join(re.findall(r"^COPY (.+)$", build, re.M))
+    for needed in ("pyproject.toml", "setup.py", "README.md", "LICENSES", "engine", "server"):
+        assert needed in copied, needed
+    assert re.search(r"^COPY client ", build, re.M)
+    assert "NYUMBA_CLIENT_DIR" not in text
+
+
+def test_nginx_keeps_the_port_in_host_and_sets_the_client_address():
+    text = (DEPLOY / "proxy" / "nginx.conf").read_text()
+    sets = re.findall(r"^\s*proxy_set_header (\S+) (.+);", text, re.M)
+    hosts = [v for k, v in sets if k == "Host"]
+    assert hosts and all(v == "$http_host" for v in hosts)  # $host drops ":8080": a 403
+    forwarded = [v for k, v in sets if k == "X-Forwarded-For"]
+    assert forwarded and all(v == "$remote_addr" for v in forwarded)  # never the client's own
+    assert len([v for k, v in sets if k == "X-Real-IP"]) == len(hosts)
+
+
 def test_compose_has_three_app_nodes_redis_with_aof_and_a_proxy():
     spec = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     services = spec["services"]
@@ -40,23 +62,78 @@ def test_compose_has_three_app_nodes_redis_with_aof_and_a_proxy():
     assert "redis-data:/data" in services["redis"]["volumes"]
     proxy = services["proxy"]
     assert any("nginx.conf" in v for v in proxy["volumes"])
+    # the nodes believe X-Forwarded-For from the proxy, and only from it
+    proxy_ip = proxy["networks"]["nyumba"]["ipv4_address"]
+    for name in apps:
+        assert services[name]["environment"]["NYUMBA_FORWARDED_ALLOW_IPS"] == proxy_ip
+    for name in ("redis", "proxy"):
+        image = services[name]["image"]
+        assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*", image), image
 
 
-def test_kubernetes_manifests():
+def _k8s() -> list[dict]:
     docs = []
     for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
         docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return docs
+
+
+def test_kubernetes_manifests():
+    docs = _k8s()
     kinds = {d["kind"]: d for d in docs if d["metadata"]["name"] == "nyumba"}
     dep = kinds["Deployment"]["spec"]["template"]["spec"]
     app = dep["containers"][0]
-    assert app["readinessProbe"]["httpGet"]["path"] == "/healthz"
-    assert app["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    # readiness asks the store; liveness never does, so a Redis outage restarts nothing
+    assert app["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert app["livenessProbe"]["httpGet"]["path"] == "/livez"
     assert dep["securityContext"]["runAsNonRoot"] is True
     assert kinds["Service"]["spec"]["sessionAffinity"] == "None"
     ann = kinds["Ingress"]["metadata"]["annotations"]
     assert int(ann["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
     redis = [d for d in docs if d["kind"] == "StatefulSet"][0]
     assert "--appendonly" in redis["spec"]["template"]["spec"]["containers"][0]["args"]
+    pdb = kinds["PodDisruptionBudget"]["spec"]
+    assert pdb["selector"]["matchLabels"] == kinds["Deployment"]["spec"]["selector"]["matchLabels"]
+    assert 1 <= pdb["minAvailable"] < kinds["Deployment"]["spec"]["replicas"]
+    env = {e["name"]: e for e in app["env"]}
+    assert env["NYUMBA_FORWARDED_ALLOW_IPS"]["value"] not in ("127.0.0.1", "*")
+    assert env["NYUMBA_ALLOWED_ORIGINS"]["value"].startswith("https://")
+
+
+def test_kubernetes_pods_are_locked_down_and_pinned():
+    docs = _k8s()
+    pods = [
+        d["spec"]["template"]["spec"] for d in docs if d["kind"] in ("Deployment", "StatefulSet")
+    ]
+    assert len(pods) == 2
+    for pod in pods:
+        assert pod["automountServiceAccountToken"] is False
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        for c in pod["containers"]:
+            image = c["image"]
+            assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*", image), image
+            assert c["resources"]["requests"] and c["resources"]["limits"]["memory"]
+            sc = c["securityContext"]
+            assert sc["allowPrivilegeEscalation"] is False
+            assert sc["readOnlyRootFilesystem"] is True
+            assert sc["capabilities"]["drop"] == ["ALL"]
+
+
+def test_kubernetes_redis_password_comes_from_a_secret():
+    docs = _k8s()
+    secrets = {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
+    redis = [d for d in docs if d["kind"] == "StatefulSet"][0]["spec"]["template"]["spec"]
+    app = [d for d in docs if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+    for container in (redis["containers"][0], app["containers"][0]):
+        env = {e["name"]: e for e in container["env"]}
+        ref = env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        assert ref["name"] in secrets
+    assert "$(REDIS_PASSWORD)" in redis["containers"][0]["args"]
+    app_env = {e["name"]: e for e in app["containers"][0]["env"]}
+    assert ":$(REDIS_PASSWORD)@" in app_env["REDIS_URL"]["value"]
+    names = [e["name"] for e in app["containers"][0]["env"]]
+    assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")  # defined before use
 
 
 def _nginx_config(tmp: Path, listen: int, nodes: list[ServerProcess]) -> Path:
