@@ -603,6 +603,9 @@ class Node:
         """Re-send the room's state to local connections (presence changed)."""
         try:
             current = await self.current_state(room_id)
+        except RedisError as exc:  # the next tick tries again
+            health.STORE.failed(exc)
+            return
         finally:
             self._rebuilds.discard(room_id)
         conns = self.local.get(room_id)
