@@ -47,8 +47,10 @@ def serve(settings: Settings) -> int:
             ws="websockets-sansio",
             ws_max_size=settings.max_frame,  # larger frames: close 1009
             ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves
-            ws_ping_interval=20,
-            ws_ping_timeout=20,
+            # A silently dead link (dead Wi-Fi, a stalled proxy) closes within 10 s, so the
+            # opponent sees "away" about when the player's own page says the link is lost.
+            ws_ping_interval=5,
+            ws_ping_timeout=5,
             lifespan="on",
             log_level="warning",
             access_log=False,

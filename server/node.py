@@ -28,7 +28,14 @@ from server import protocol as P
 from server import rooms as R
 from server.computer import HINT, Computer
 from server.config import Settings
-from server.store import Notice, Store, decode_notice, encode_notice, presence_by_side
+from server.store import (
+    Notice,
+    Store,
+    decode_notice,
+    encode_notice,
+    presence_by_side,
+    watchers,
+)
 
 log = logging.getLogger("nyumba.node")
 
@@ -248,7 +255,9 @@ class Node:
                 continue  # judged on the cache: judge again on the store's copy
             if new is None or new is room:
                 return room
-            message = R.state_message(new, presence, now, self.settings.absent_ms)
+            message = R.state_message(
+                new, presence, now, self.settings.absent_ms, watchers(members, now)
+            )
             notice = encode_notice(
                 Notice(
                     new.rev,
@@ -293,7 +302,10 @@ class Node:
         self._cache_put(room, members)
         now = now_ms()
         presence = presence_by_side(members, now)
-        return room, R.state_message(room, presence, now, self.settings.absent_ms), presence
+        message = R.state_message(
+            room, presence, now, self.settings.absent_ms, watchers(members, now)
+        )
+        return room, message, presence
 
     # creation ----------------------------------------------------------------
     async def create_room(self, room: R.Room) -> bool:

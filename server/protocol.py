@@ -205,6 +205,7 @@ class State(_Out, frozen=True, tag="state"):
     seats: list[Seat]
     offer: PendingOffer | None
     plies: int
+    watchers: int = 0  # connections in the room that hold no seat (spectators)
 
 
 class Ack(_Out, frozen=True, tag="ack"):

@@ -203,11 +203,16 @@ def create(
 
 
 def state_message(
-    room: Room, presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int
+    room: Room,
+    presence: dict[int, tuple[bool, int]],
+    now_ms: int,
+    absent_ms: int,
+    watchers: int = 0,
 ) -> P.State:
     """The ``state`` message for everyone in the room.
 
-    ``presence`` maps side -> (present, last_seen_ms) as the store knows it.
+    ``presence`` maps side -> (present, last_seen_ms) as the store knows it;
+    ``watchers`` counts the connections without a seat.
     """
     game = game_of(room)
     state = state_of(room, game)
@@ -267,6 +272,7 @@ def state_message(
         seats=seats,
         offer=room.offer,
         plies=len(room.history),
+        watchers=watchers,
     )
 
 

@@ -279,6 +279,11 @@ def _pairs(flat: list) -> list[tuple[bytes, float]]:
     return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
 
 
+def watchers(members: list[tuple[bytes, float]], now_ms: int) -> int:
+    """How many present connections hold no seat (their entries are ``w:<conn>``)."""
+    return sum(1 for member, score in members if member.startswith(b"w:") and score > now_ms)
+
+
 def presence_by_side(
     members: list[tuple[bytes, float]], now_ms: int
 ) -> dict[int, tuple[bool, int]]:
