@@ -292,7 +292,15 @@ function render() {
 
 // What the panels need to know about this connection.
 function view() {
-  return { sides: ui.sides, received: ui.received, welcomed: ui.welcomed, room, myTurn: canPlay(), hints: ui.hints };
+  return {
+    sides: ui.sides,
+    received: ui.received,
+    welcomed: ui.welcomed,
+    room,
+    myTurn: canPlay(),
+    hints: ui.hints,
+    online: conn.isOpen,
+  };
 }
 
 function renderBoardMarks(s) {

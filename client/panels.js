@@ -32,6 +32,8 @@ export function renderStatus(s, v) {
     else status = t("turn.side", { side: sideName(s.to_move) });
   }
   if (!seated(v) && v.welcomed) status = `${t("room.watching")} ${status}`;
+  // While the link is down nothing can be sent: say so instead of "Your turn".
+  if (!v.online && !s.outcome) status = t("turn.offline");
   $("#status").textContent = status;
   $("#last").textContent = s.last ? lastMoveSummary(s.last, sideName) : "";
   const result = resultText(s, v.sides, sideName);
