@@ -521,6 +521,9 @@ def hand_over(
     seat = room.seats[other]
     if seat.holder == "computer":
         raise Refused("not-allowed", "The computer already holds that seat.")
+    if seat.token_hash is None:
+        # Nobody ever took it: the invited friend may still come, and must find it free.
+        raise Refused("not-allowed", "Nobody has taken that seat yet; the invite still holds it.")
     present, last_seen = presence.get(other, (False, 0))
     since = max(last_seen, seat.claimed_ms, room.created_ms)
     if present or now_ms - since < absent_ms:
