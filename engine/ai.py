@@ -85,13 +85,10 @@ HINT: dict[str, Budget] = {
 
 def family(game: Any) -> str:
     """``"kalah"``, ``"oware"`` or ``"bao"``: the key of ``BUDGETS`` and ``HINT``."""
-    if isinstance(game, Bao):
-        return "bao"
-    if isinstance(game, Kalah):
-        return "kalah"
-    if isinstance(game, Oware):
-        return "oware"
-    raise TypeError(f"no computer player for {game!r}")
+    name: str = game.family
+    if name not in BUDGETS:
+        raise TypeError(f"no computer player for {game!r}")
+    return name
 
 
 def choose(

@@ -6,7 +6,7 @@ second copy of the rules, and a new profile (a ``Rules`` value) works unchanged.
 
 - ``search``: negamax alpha-beta with iterative deepening, a transposition table and move
   ordering (table move, then captures, then material gained), on a material evaluation.
-- ``mcts``: UCT with random playouts (``Bao._random_playout``, the engine's fast path), kept to
+- ``mcts``: UCT with random playouts (``Bao.random_playout``, the engine's fast path), kept to
   measure it against alpha-beta; ``tests/bench/strength.py --bao-mcts`` does, and alpha-beta
   won (see ``engine.ai``), so the levels use ``search``.
 
@@ -285,7 +285,7 @@ def mcts(
                 (owned[0], owned[1]),
                 B.NAMES[(p << 4) + block] if block >= 0 else None,
             )
-            winner, _ = game._random_playout(st, rand)
+            winner, _ = game.random_playout(st, rand)
             mover = 1 - p
             reward = 0.5 if winner is None else 1.0 if winner == mover else 0.0
         for node in reversed(path):

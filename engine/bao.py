@@ -1,6 +1,6 @@
 """Bao la Kiswahili and Bao la Kujifunza: the public, immutable Bao games.
 
-Rules: ``shared/rules/bao.md``: core B1–B20, profile ``bao-kiswahili``
+Rules: ``docs/rules/bao.md``: core B1–B20, profile ``bao-kiswahili``
 (K1–K6) and ``bao-kujifunza`` (J1–J3). Sources: A. de Voogt, *Limits of the
 Mind* (Leiden 1995); H. Donkers, *Zanzibar Bao Rules for the Computer* (2001);
 seed ``003_1da14aaf285d304a``. The rules themselves live once, in
@@ -37,6 +37,7 @@ optionally ``takasia=a4`` (the mover's pit blocked for this move, K5),
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -45,7 +46,7 @@ from typing import Any
 import msgspec
 
 from engine import bao_core as core
-from engine.core import BadNotation, IllegalMove, Outcome, Step
+from engine.core import BadNotation, Choice, IllegalMove, Outcome, Step, Transition
 
 PLAYER = ("S", "N")
 # NAMES[16 * player + ring]: ring 0-7 front 1-8, ring 8-15 back 8-1 (B2, B5)
@@ -84,10 +85,11 @@ KUJIFUNZA = core.Rules(
 RULES = {r.name: r for r in (KISWAHILI, KUJIFUNZA)}
 
 
-class State(msgspec.Struct, frozen=True):
+class State(msgspec.Struct, frozen=True, dict=True):
     """A Bao position. ``pits`` is in ring order (``NAMES``); ``nyumba`` says
     which players still own theirs; ``takasia`` names the pit of the player to
-    move that is takasia'd for this move (K5)."""
+    move that is takasia'd for this move (K5). What ``legal_moves`` learns about a state
+    is kept in its ``__dict__`` (never encoded, not part of equality)."""
 
     pits: tuple[int, ...]
     hands: tuple[int, int]
@@ -112,32 +114,33 @@ _MOVE = re.compile(r"([ABab][1-8])([LR])(2?)(\+?)")
 
 
 class _Table:
-    """Everything ``legal_moves`` learned about one position (cached)."""
+    """Everything ``legal_moves`` learned about one position (kept on the state)."""
 
-    __slots__ = ("endless", "legal", "raw", "states")
+    __slots__ = ("endless", "legal", "raw")
 
     def __init__(self) -> None:
         self.legal: tuple[Move, ...] = ()
         self.raw: dict[Move, tuple[Any, ...]] = {}
         self.endless: set[Move] = set()
-        self.states: dict[Move, State] = {}
 
 
 _NONE = _Table()
+_GAMES = itertools.count()
 
 
 class Bao:
-    """One Bao profile with its options. Stateless apart from a cache."""
+    """One Bao profile with its options (stateless)."""
 
-    _CACHE_SIZE = 512
+    family = "bao"
+    state_type = State
 
     def __init__(self, profile: str, options: dict[str, Any], rules: core.Rules) -> None:
         self.profile = profile
         self.options = dict(options)
         self.rules = rules
-        self.state_type = State
         self.takasia = bool(options.get("takasia", rules.takasia))
-        self._cache: dict[State, _Table] = {}
+        # a state may be asked of several games (profiles, options): each keeps its own table
+        self._key = f"table{next(_GAMES)}"
 
     # -- playing -------------------------------------------------------------
 
@@ -153,17 +156,46 @@ class Bao:
         return self._table(state).legal
 
     def play(self, state: State, move: Move) -> State:
-        table = self._table(state)
-        done = table.states.get(move) if isinstance(move, Move) else None
-        if done is not None:
-            return done
-        raw = self._raw(state, table, move)
+        raw = self._raw(state, self._table(state), move)
         b, hands, owned, summary = raw[0][:], raw[1][:], raw[2][:], raw[3]
+        return self._after(state, b, hands, owned, summary, None)
+
+    def apply(self, state: State, move: Move) -> Transition:
+        """``play``, ``steps``, ``outcome`` and the next ``choices`` with the move run once."""
+        kind, r, d = self._raw(state, self._table(state), move)[4:]
         p = state.to_move
-        t = core.finish(self.rules, self.takasia, b, hands, owned, p, summary)
+        b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
+        log: list[tuple[Any, ...]] = []
+        summary = core.run(
+            self.rules, b, hands, owned, p, kind, r, d, move.safari, self._block(state), log
+        )
+        after = self._after(state, b, hands, owned, summary, log)
+        steps = [s for entry in log for s in _steps(entry)]
+        if (state.hands[0] or state.hands[1]) and not (after.hands[0] or after.hands[1]):
+            steps.append(Step("stage", note="mtaji"))  # B17
+        over = self.outcome(after)
+        if over is not None:
+            steps.append(Step("end", player=over.winner, note=over.reason))
+        return Transition(
+            move, self.notation(move), tuple(steps), after, after.to_move, over, self.choices(after)
+        )
+
+    def _after(
+        self,
+        state: State,
+        b: list[int],
+        hands: list[int],
+        owned: list[bool],
+        summary: core.Summary,
+        log: list[tuple[Any, ...]] | None,
+    ) -> State:
+        """The state after a move the core ran on ``b``, ``hands``, ``owned``: the
+        after-move rules applied (``core.finish``, with ``log``)."""
+        p = state.to_move
+        t = core.finish(self.rules, self.takasia, b, hands, owned, p, summary, log)
         pending = [0, 0]
         pending[p] = summary.pending
-        nxt = State(
+        return State(
             tuple(b),
             (hands[0], hands[1]),
             1 - p,
@@ -172,8 +204,6 @@ class Bao:
             (pending[0], pending[1]),
             "safety-stop" if summary.status == core.ENDLESS else None,
         )
-        table.states[move] = nxt
-        return nxt
 
     def outcome(self, state: State) -> Outcome | None:
         if state.adjudication is not None:
@@ -187,21 +217,13 @@ class Bao:
 
     def steps(self, state: State, move: Move) -> tuple[Step, ...]:
         """The move's animation, from ``state``'s board to exactly ``play``'s."""
-        kind, r, d = self._raw(state, self._table(state), move)[4:]
-        p = state.to_move
-        b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
-        log: list[tuple[Any, ...]] = []
-        summary = core.run(
-            self.rules, b, hands, owned, p, kind, r, d, move.safari, self._block(state), log
-        )
-        core.finish(self.rules, self.takasia, b, hands, owned, p, summary, log)
-        out = [s for entry in log for s in _steps(entry)]
-        nxt = self.play(state, move)
-        if (state.hands[0] or state.hands[1]) and not (nxt.hands[0] or nxt.hands[1]):
-            out.append(Step("stage", note="mtaji"))  # B17
-        over = self.outcome(nxt)
-        if over is not None:
-            out.append(Step("end", player=over.winner, note=over.reason))
+        return self.apply(state, move).steps
+
+    def choices(self, state: State) -> tuple[Choice, ...]:
+        out = []
+        for move in self._table(state).legal:
+            pit, choice = self.origin(move, state)
+            out.append(Choice(self.notation(move), pit, choice))
         return tuple(out)
 
     def summary(self, state: State, move: Move) -> core.Summary:
@@ -288,13 +310,11 @@ class Bao:
         return raw
 
     def _table(self, state: State) -> _Table:
-        table = self._cache.get(state)
-        if table is None:
-            table = self._build(state)
-            if len(self._cache) >= self._CACHE_SIZE:
-                self._cache.clear()
-            self._cache[state] = table
-        return table
+        try:
+            return state.__dict__[self._key]  # type: ignore[no-any-return]
+        except KeyError:
+            table = state.__dict__[self._key] = self._build(state)
+            return table
 
     def _build(self, state: State) -> _Table:
         pits = state.pits
@@ -318,7 +338,7 @@ class Bao:
         table.legal = tuple(move for _, move in ranked)
         return table
 
-    def _random_playout(
+    def random_playout(
         self,
         state: State | None = None,
         rand: Callable[[], float] = random.random,

@@ -34,9 +34,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine import _sowing as sw
 from engine import kalah as K
 from engine import oware as O
+from engine import sowing as sw
 
 WIN = 10_000  # a decided game is worth WIN plus the final margin
 INF = 1 << 30
@@ -103,7 +103,7 @@ def search_kalah(
     and, with ``noise`` > 0 (in seeds), perturbs each root move's value by that much
     (Gaussian), which is how the weak levels err.
     """
-    play = K._play
+    play = K.play_packed
     sh = _KSH
     s0, s1 = sh[6], sh[13]
     half = total // 2
@@ -262,7 +262,7 @@ def search_oware(
     ``seen`` is every board since the last capture, ``b`` included (O11), as the game keeps
     it (``Oware._seen``); it is not modified.
     """
-    play, moves = O._play, O._moves
+    play, moves = O.play_packed, O.moves_packed
     sh = _OSH
     t0, t1 = sh[12], sh[13]
     tt: dict[int, tuple[int, int, int, int]] = {}
@@ -462,14 +462,14 @@ def _deepen(
 
 def kalah_move(game: K.Kalah, state: K.KalahState, **kw: object) -> tuple[int, Result]:
     """The search's move (0–11) for a Kalah game and state."""
-    b = game._pack(state)
+    b = K.pack(state)
     r = search_kalah(b, game.empty_capture, game.total, **kw)  # type: ignore[arg-type]
     return K.MOVE_OF[r.move], r
 
 
 def oware_move(game: O.Oware, state: O.OwareState, **kw: object) -> tuple[int, Result]:
     """The search's move (0–11) for an Oware game and state."""
-    r = search_oware(game._pack(state), game._seen(state), **kw)  # type: ignore[arg-type]
+    r = search_oware(O.pack(state), game.seen(state), **kw)  # type: ignore[arg-type]
     return r.move, r
 
 

@@ -7,7 +7,7 @@ two paths and prints plies per second of this process's CPU time (``time.process
 that other work on a shared machine does not count against it; the wall-clock rate is shown
 too):
 
-- ``fast``: ``game._random_playout()``, the private path the computer player uses (the same
+- ``fast``: ``game.random_playout()``, the private path the computer player uses (the same
   rules function as the public API, on a packed board, with no state objects);
 - ``public``: the immutable API a server uses, ``legal_moves`` + a random choice + ``play``.
 
@@ -58,7 +58,7 @@ def load(spec: str) -> engine.Game:
 
 
 def fast(game, seconds: float, rng: random.Random) -> tuple[int, int, float, float]:
-    playout, rand = game._random_playout, rng.random
+    playout, rand = game.random_playout, rng.random
     plies = games = 0
     wall, start = time.perf_counter(), time.process_time()
     deadline = start + seconds
