@@ -44,7 +44,6 @@ from typing import Any, NamedTuple
 
 from engine import ai_bao
 from engine import search as S
-from engine.bao import Bao
 from engine.kalah import Kalah
 from engine.oware import Oware
 
