@@ -17,6 +17,7 @@ WebSocket
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
@@ -35,6 +36,7 @@ import engine
 from server import httpguard
 from server import protocol as P
 from server import rooms as R
+from server.addrcap import AddressCap
 from server.config import Settings
 from server.httpguard import problem as _problem
 from server.node import Conn, Node, now_ms
@@ -119,9 +121,12 @@ def create_app(settings: Settings) -> Starlette:
         state["node"] = node
         offload = state["offload"] = Offload(settings.replay_workers)
         offload.warm()
+        cap = state["addrcap"] = AddressCap(store, settings.sockets_per_address)
+        renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
         try:
             yield
         finally:
+            renewing.cancel()
             offload.close()
             await node.stop()
             await store.close()
@@ -255,12 +260,34 @@ def create_app(settings: Settings) -> Starlette:
         if not origin_allowed(ws):
             await ws.close(code=1008)  # before accept: the upgrade is refused with 403
             return
-        await ws.accept()
+        address = ws.client.host if ws.client else "unknown"
         conn = Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
+        cap: AddressCap = state["addrcap"]
+        if not await cap.admit(address, conn.id):
+            await ws.close(code=1008)  # over the address's socket cap: 403, never accepted
+            return
+        try:
+            await _serve_socket(ws, conn)
+        finally:
+            await cap.release(address, conn.id)
+
+    async def _serve_socket(ws: WebSocket, conn: Conn) -> None:
+        await ws.accept()
         n = node()
+        join_by = asyncio.get_running_loop().time() + settings.join_deadline_ms / 1000
         try:
             while not conn.closing:
-                message = await ws.receive()
+                if conn.room is None:  # a socket that never joins does not keep its slot
+                    left = join_by - asyncio.get_running_loop().time()
+                    try:
+                        message = await asyncio.wait_for(ws.receive(), max(0.0, left))
+                    except TimeoutError:
+                        conn.send_msg(P.error("not-joined", "Join a room first; closing."))
+                        await conn.flushed()
+                        await ws.close(code=1008, reason="no join")
+                        break
+                else:
+                    message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 data = message.get("text")

@@ -33,6 +33,9 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.handshake import GuardedH11, raise_fd_limit
+
+    raise_fd_limit()
 
     with contextlib.ExitStack() as stack:
         if settings.redis_url is None:
@@ -44,6 +47,7 @@ def serve(settings: Settings) -> int:
             app,
             host=settings.host,
             port=settings.port,
+            http=GuardedH11,  # a deadline on request heads (server/handshake.py)
             ws="websockets-sansio",
             ws_max_size=settings.max_frame,  # larger frames: close 1009
             ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves

@@ -31,6 +31,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sockets_per_room: int = 64  # connections in one room, all nodes together
     allowed_origins: tuple[str, ...] = ()  # empty: the page's own origin (Origin host == Host)
     forwarded_allow_ips: str = "127.0.0.1"  # proxies whose X-Forwarded-For is believed
+    sockets_per_address: int = 100  # WebSockets one client address may hold, all nodes together
+    join_deadline_ms: int = 10_000  # a new WebSocket must join a room within this
     replay_workers: int = 1  # processes replaying records, records and undos (server/offload.py)
 
     @classmethod
@@ -58,6 +60,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "rooms_per_minute": "NYUMBA_ROOMS_PER_MINUTE",
             "sockets_per_room": "NYUMBA_SOCKETS_PER_ROOM",
             "replay_workers": "NYUMBA_REPLAY_WORKERS",
+            "sockets_per_address": "NYUMBA_SOCKETS_PER_ADDRESS",
+            "join_deadline_ms": "NYUMBA_JOIN_DEADLINE_MS",
         }
         for field, var in text.items():
             if env.get(var):
