@@ -129,5 +129,6 @@ def test_offers_draw_and_takeback_and_copying_the_link(open_page):
     host.click("#accept")
     for p in (host, friend):
         p.wait_for_selector("#app[data-over='1']")
-    assert "Draw." in host.inner_text("#result") and "agreement" in host.inner_text("#result")
+    result = host.inner_text("#result")
+    assert result == "Draw by agreement." and "Adjudication" not in result  # said once (issue 17)
     assert "引き分け" in friend.inner_text("#result")
