@@ -258,6 +258,11 @@ def main() -> None:
     ap.add_argument("--level", default="advanced")
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
     ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    ap.add_argument(
+        "--fsync",
+        default="everysec",
+        help="the embedded store's appendfsync (everysec, always): what an ack costs on disk",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
@@ -268,10 +273,10 @@ def main() -> None:
         # One embedded store shared by every node.
         from server.embedded import EmbeddedValkey
 
-        embedded = EmbeddedValkey(tmp / "valkey").start()
+        embedded = EmbeddedValkey(tmp / "valkey", fsync=args.fsync).start()
         url = embedded.url
     env = {"NYUMBA_KEY_PREFIX": prefix}
-    store = "embedded Valkey" if embedded else url
+    store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
     try:
         for count in [int(n) for n in args.nodes.split(",")]:
             servers = [
