@@ -116,6 +116,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app):
         store = Store(settings.redis_url, settings.key_prefix)
+        await store.start()  # a Cluster is found out here
         node = Node(settings, store)
         await node.start()
         state["node"] = node
@@ -165,13 +166,7 @@ def create_app(settings: Settings) -> Starlette:
         """Rooms created by this client address this minute, counted in the
         store so every node enforces one budget."""
         address = _address(request)
-        minute = now_ms() // 60_000
-        key = f"{settings.key_prefix}quota:rooms:{address}:{minute}"
-        redis = node().store.redis
-        async with redis.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, 120)
-            count, _ = await pipe.execute()
+        count = await node().store.count_room_creation(address, now_ms() // 60_000)
         return count > settings.rooms_per_minute
 
     async def create_room(request: Request) -> Response:

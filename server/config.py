@@ -19,6 +19,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     absent_ms: int = 2 * 60 * 1000  # a seat absent this long may be handed to the computer
     presence_ttl_ms: int = 15_000  # a connection's presence lasts this long unless refreshed
     tick_ms: int = 5_000  # presence refresh and housekeeping period
+    ack_replicas: int = 0  # an ack waits until this many replicas have the write (WAIT)
+    ack_timeout_ms: int = 1000  # ... at most this long; then the intent is answered "busy"
     computer_workers: int = 1
     computer_lease_ms: int = 15_000
     gc_full_s: int = 1800  # seconds between the cycle collector's full passes (server/collector.py)
@@ -51,6 +53,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "absent_ms": "NYUMBA_ABSENT_MS",
             "presence_ttl_ms": "NYUMBA_PRESENCE_TTL_MS",
             "tick_ms": "NYUMBA_TICK_MS",
+            "ack_replicas": "NYUMBA_ACK_REPLICAS",
+            "ack_timeout_ms": "NYUMBA_ACK_TIMEOUT_MS",
             "computer_workers": "NYUMBA_COMPUTER_WORKERS",
             "computer_lease_ms": "NYUMBA_COMPUTER_LEASE_MS",
             "gc_full_s": "NYUMBA_GC_FULL_S",

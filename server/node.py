@@ -195,14 +195,14 @@ class Node:
         self.cache: dict[str, tuple[R.Room, list]] = {}  # room -> (room, presence entries)
         self.thinking: set[str] = set()  # rooms whose computer seat a task is playing
         self.recheck: set[str] = set()  # ... and whose turn came again meanwhile
-        self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
+        self.pubsub = store.pubsub()
         self._tasks: list[asyncio.Task] = []
         self._rebuilds: set[str] = set()
         self._ticks = 0
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
-        await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}")
+        await self.pubsub.subscribe(self.store.node_channel(self.node_id))
         collector.configure()
         self._tasks = [
             asyncio.create_task(self._listen(), name="pubsub"),
@@ -399,6 +399,7 @@ class Node:
                     conn.send_msg(current[1])
         except AlreadyApplied as done:  # only moves carry the intent id this answers
             assert intent is not None and conn.room is not None
+            await self._replicated(conn.room)
             conn.send_msg(P.Ack(id=intent, version=done.version))
             current = await self.current_state(conn.room)
             if current is not None:
@@ -459,6 +460,7 @@ class Node:
             await self._hint(conn, msg)
             return
         if msg.id is not None and not isinstance(msg, P.Move):
+            await self._replicated(conn.room)
             conn.send_msg(P.Ack(id=msg.id, version=-1))
 
     async def _hint(self, conn: Conn, msg: P.Hint) -> None:
@@ -491,7 +493,18 @@ class Node:
             return R.play(room, sides, msg.version, msg.move, msg.id, intent_key=who)
 
         new = await self.mutate(conn.room, change)
+        await self._replicated(conn.room)
         conn.send_msg(P.Ack(id=msg.id, version=new.version))
+
+    async def _replicated(self, room_id: str) -> None:
+        """With ``NYUMBA_ACK_REPLICAS``, an ack waits until that many replicas
+        have the room's writes; past the timeout the intent is answered busy
+        and the client resends it (an applied intent is found, not re-applied)."""
+        s = self.settings
+        if s.ack_replicas and not await self.store.replicated(
+            room_id, s.ack_replicas, s.ack_timeout_ms
+        ):
+            raise R.Refused("busy")
 
     async def _join(self, conn: Conn, msg: P.Join) -> None:
         data, _ = await self.store.load(msg.room)
@@ -561,17 +574,13 @@ class Node:
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(
-                        f"{self.store.prefix}node:{self.node_id}", *channels
-                    )
+                    await self.pubsub.subscribe(self.store.node_channel(self.node_id), *channels)
             except Exception:
                 log.exception("pubsub listener failed; resubscribing")
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(
-                        f"{self.store.prefix}node:{self.node_id}", *channels
-                    )
+                    await self.pubsub.subscribe(self.store.node_channel(self.node_id), *channels)
 
     def _on_notice(self, room_id: str, n: Notice) -> None:
         conns = self.local.get(room_id)
@@ -725,7 +734,7 @@ class Node:
                         room.seats[side].level or room.level,
                         seed,
                     )
-                    await self.store.redis.pexpire(self.store.lease_key(room_id), lease)
+                    await self.store.extend_lease(room_id, lease)
                     try:
                         await self.mutate(
                             room_id,
