@@ -125,6 +125,7 @@ class ClusterLink:
         self.retry_delays = retry_delays
         self.seeds = [f"{self.params.get('host', 'localhost')}:{self.params.get('port', 6379)}"]
         self.owner: list[str | None] = [None] * SLOTS  # slot -> "host:port" of its master
+        self._masters: list[str] = []  # the masters that own slots, kept with ``owner``
         self.conns: dict[str, _Protocol] = {}
         self._connecting: dict[str, asyncio.Future] = {}
         self._refreshing: asyncio.Future | None = None
@@ -134,7 +135,12 @@ class ClusterLink:
     # the slot map --------------------------------------------------------------
     @property
     def masters(self) -> list[str]:
-        return sorted({a for a in self.owner if a is not None})
+        return self._masters
+
+    def _set_owner(self, slot: int, address: str) -> None:
+        self.owner[slot] = address
+        if address not in self._masters:
+            self._masters = sorted({a for a in self.owner if a is not None})
 
     def address_of(self, key: str | bytes) -> str | None:
         return self.owner[slot_of(key)]
@@ -177,6 +183,7 @@ class ClusterLink:
             for (first, end), master in ranges.items():
                 owner[first : end + 1] = [master] * (end + 1 - first)
             self.owner = owner
+            self._masters = sorted(set(ranges.values()))
             self.refreshes += 1
             for listener in self.map_changed:
                 listener()
@@ -273,7 +280,7 @@ class ClusterLink:
                     text = str(exc)
                     if text.startswith("MOVED "):
                         _, moved_slot, address = text.split()
-                        self.owner[int(moved_slot)] = address
+                        self._set_owner(int(moved_slot), address)
                         self.refresh_soon()
                         retry.append(i)
                     elif text.startswith("ASK "):

@@ -399,7 +399,6 @@ class Node:
                     conn.send_msg(current[1])
         except AlreadyApplied as done:  # only moves carry the intent id this answers
             assert intent is not None and conn.room is not None
-            await self._replicated(conn.room)
             conn.send_msg(P.Ack(id=intent, version=done.version))
             current = await self.current_state(conn.room)
             if current is not None:
@@ -492,7 +491,11 @@ class Node:
                 raise AlreadyApplied(done)
             return R.play(room, sides, msg.version, msg.move, msg.id, intent_key=who)
 
-        new = await self.mutate(conn.room, change)
+        try:
+            new = await self.mutate(conn.room, change)
+        except AlreadyApplied:
+            await self._replicated(conn.room)  # a resend: its first ack may have timed out
+            raise
         await self._replicated(conn.room)
         conn.send_msg(P.Ack(id=msg.id, version=new.version))
 

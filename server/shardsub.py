@@ -231,7 +231,7 @@ class ShardedPubSub:
     def _refused(self, proto: _SubProtocol, channel: bytes, text: str) -> None:
         if text.startswith("MOVED "):
             _, slot, address = text.split()
-            self.link.owner[int(slot)] = address
+            self.link._set_owner(int(slot), address)
         elif channel:
             log.warning("subscription to %r refused: %s", channel, text)
         if self.placed.get(channel) is proto:

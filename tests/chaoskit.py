@@ -154,6 +154,7 @@ class Player:
                 answer = await self._next("ack", 3)
                 if answer["t"] == "ack":
                     self.acked[intent] = answer["version"]
+                    self.chaos.counts["acked"] += 1
                     self.pending = None
                 elif answer["code"] in ("stale", "not-your-turn", "game-over", "illegal"):
                     # Judged on a view the server had moved past; only possible when a resend
@@ -186,6 +187,10 @@ class Chaos:
         seed: int = 1,
         game: str = "oware",
         think: float = 0.3,
+        store=None,
+        nodes: int = 3,
+        env: dict[str, str] | None = None,
+        disasters=None,
     ):
         self.tmp, self.games, self.seconds, self.drop_rate = tmp, games, seconds, drop_rate
         self.think = think  # a player waits up to this long before each move
@@ -193,7 +198,13 @@ class Chaos:
         self.game = game
         self.counts: Counter = Counter()
         self.nodes: list[ServerProcess] = []
-        self.store = Store(tmp / "valkey")
+        # Anything with url/start/stop: the embedded Valkey by default; a Cluster or a
+        # Sentinel group (tests/clusterkit.py) with a disaster of its own.
+        self.store = store or Store(tmp / "valkey")
+        self.n_nodes = nodes
+        self.extra_env = env or {}
+        self.disasters = disasters or Chaos._disasters
+        self.room_ids: list[str] = []
 
     def ws_urls(self) -> list[str]:
         return [n.ws_url for n in self.nodes if n.proc and n.proc.poll() is None]
@@ -208,6 +219,7 @@ class Chaos:
                 "NYUMBA_PRESENCE_TTL_MS": "2000",
                 "NYUMBA_TICK_MS": "500",
                 "NYUMBA_RATE_MESSAGES": "100000",
+                **self.extra_env,
             },
         )
 
@@ -241,11 +253,12 @@ class Chaos:
                 south = Player(self, r["room"], r["token"], random.Random(self.rng.random()))
                 north = Player(self, r["room"], None, random.Random(self.rng.random()))
                 rooms.append((r["room"], [south, north]))
+        self.room_ids = [room for room, _ in rooms]
         # North must claim its seat before playing: connect everyone first.
         for _, players in rooms:
             for p in players:
                 await p.connect()
-        chaos = asyncio.create_task(self._disasters(until))
+        chaos = asyncio.create_task(self.disasters(self, until))
         await asyncio.gather(*(p.play(until) for _, ps in rooms for p in ps))
         await chaos
         return rooms
@@ -253,7 +266,7 @@ class Chaos:
     def run(self) -> dict:
         self.store.start()
         try:
-            self.nodes = [self._node(i).start() for i in range(3)]
+            self.nodes = [self._node(i).start() for i in range(self.n_nodes)]
             t0 = time.monotonic()
             rooms = asyncio.run(self._run())
             elapsed = time.monotonic() - t0

@@ -81,12 +81,13 @@ class _Server:
         self.args = args
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> None:
+    def start(self, *extra: str) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [
                 _binary(),
                 *self.args,
+                *extra,
                 "--port",
                 str(self.port),
                 "--bind",
@@ -297,24 +298,19 @@ class SentinelGroup:
         )
         for s in self.sentinels:
             s.start()
-        _wait(
-            lambda: all(
-                int(
-                    s.client().execute_command("SENTINEL", "MASTER", self.service)[
-                        s.client()
-                        .execute_command("SENTINEL", "MASTER", self.service)
-                        .index("num-other-sentinels")
-                        + 1
-                    ]
-                )
-                == 2
-                and s.client().execute_command("SENTINEL", "REPLICAS", self.service)
-                for s in self.sentinels
-            ),
-            30,
-            "sentinels know each other and the replica",
-        )
+
+        def ready() -> bool:
+            for s in self.sentinels:
+                master = s.client().sentinel_master(self.service)
+                if master["num-other-sentinels"] != 2 or master["num-slaves"] < 1:
+                    return False
+            return True
+
+        _wait(ready, 30, "sentinels know each other and the replica")
         return self
+
+    def by_port(self, port: int) -> _Server:
+        return next(s for s in (self.master, self.replica) if s.port == port)
 
     def current_master(self) -> int:
         host, port = (
