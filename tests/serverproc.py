@@ -52,7 +52,9 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         # Tests create rooms by the hundred from one address; the quota has its own test.
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
-        env["NYUMBA_SOCKETS_PER_ADDRESS"] = "1000000"  # likewise sockets; tests/server/test_sockets.py
+        env["NYUMBA_SOCKETS_PER_ADDRESS"] = (
+            "1000000"  # likewise sockets; tests/server/test_sockets.py
+        )
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
