@@ -5,21 +5,17 @@
 are pure functions of their arguments: the same game, state, level and seed give the same
 move (nothing is kept between calls; every search starts with an empty table).
 
-Search per family (``engine.search`` for the sowing games, ``engine.ai_bao`` for Bao):
-
-- Kalah, Oware: alpha-beta (negamax, principal-variation windows at the root) with iterative
-  deepening, a transposition table and move ordering, on packed boards with the family's own
-  rules function. A Kalah extra turn keeps the same player (no sign flip, no depth spent)
-  and a quiescence search follows extra turns and captures past the horizon; Oware's
-  repetition rule is followed along every line searched. Evaluation: Kalah, the store
-  difference (a store past half the seeds is a win); Oware, 4 × the captured difference plus
-  the difference of seeds on each side.
-- Bao: alpha-beta with iterative deepening, transposition table and move ordering on the Bao
-  core's move simulation; evaluation: seeds owned (board and hand) weigh 4, front-row seeds
-  weigh 1. UCT with random playouts (``ai_bao.mcts``) was measured against it at about the
-  same CPU time per move and lost in every profile (``tests/bench/strength.py --bao-mcts 80``,
-  100 games each: alpha-beta scored 99 % in Kiswahili, 70 % in Kujifunza, 97 % in
-  Nakakamado A), so the levels use alpha-beta.
+One search for every family (``engine.search``): negamax alpha-beta with iterative deepening,
+principal-variation windows at the root, a transposition table and move ordering, on each
+family's own fast path (``engine.search.TREES``, chosen by ``game.family``). A Kalah extra turn
+keeps the same player (no sign flip, no depth spent) and a quiescence search follows extra turns
+and captures past the horizon; Oware's repetition rule is followed along every line searched.
+Evaluation: Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the
+captured difference plus the difference of seeds on each side; Bao, seeds owned (board and hand)
+weigh 4, front-row seeds 1. For Bao, UCT with random playouts (``tests/bench/uct.py``) was
+measured against the alpha-beta at about the same CPU time per move and lost in every profile
+(``tests/bench/strength.py --bao-mcts 80``, 100 games each: alpha-beta scored 99 % in
+Kiswahili, 70 % in Kujifunza, 97 % in Nakakamado A), so the levels use alpha-beta.
 
 Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that binds first, a
 depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
@@ -42,10 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine import ai_bao
-from engine import search as S
-from engine.kalah import Kalah
-from engine.oware import Oware
+from engine import search
 
 LEVELS = ("beginner", "intermediate", "advanced")
 
@@ -129,24 +122,11 @@ def _search(
             pause()
         return time.perf_counter() > deadline
 
-    rng = random.Random(seed)
-    kw: dict[str, Any] = {
-        "nodes": budget.nodes,
-        "expired": expired,
-        "max_depth": budget.depth,
-        "rng": rng,
-        "noise": budget.noise,
-    }
     if len(moves) == 1:
         return moves[0], None
-    result: Any
-    if isinstance(game, Kalah):
-        move, result = S.kalah_move(game, state, **kw)
-    elif isinstance(game, Oware):
-        move, result = S.oware_move(game, state, **kw)
-    else:
-        result = ai_bao.search(game, state, **kw)
-        move = result.move
-    if move not in moves:  # never expected: the search plays the rules' own moves
-        raise AssertionError(f"search chose {move!r}, not legal in {game.describe(state)}")
-    return move, result
+    result = search.think(
+        game, state, budget.nodes, expired, budget.depth, random.Random(seed), budget.noise
+    )
+    if result.move not in moves:  # never expected: the search plays the rules' own moves
+        raise AssertionError(f"search chose {result.move!r}, not legal in {game.describe(state)}")
+    return result.move, result

@@ -167,7 +167,7 @@ class Bao:
         b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
         log: list[tuple[Any, ...]] = []
         summary = core.run(
-            self.rules, b, hands, owned, p, kind, r, d, move.safari, self._block(state), log
+            self.rules, b, hands, owned, p, kind, r, d, move.safari, self.takasia_ring(state), log
         )
         after = self._after(state, b, hands, owned, summary, log)
         steps = [s for entry in log for s in _steps(entry)]
@@ -298,7 +298,8 @@ class Bao:
 
     # -- inside ----------------------------------------------------------------
 
-    def _block(self, state: State) -> int:
+    def takasia_ring(self, state: State) -> int:
+        """The ring index of the pit of the player to move takasia'd for this move (K5), or -1."""
         return INDEX[state.takasia] & 15 if state.takasia else -1
 
     def _raw(self, state: State, table: _Table, move: Any) -> tuple[Any, ...]:
@@ -326,7 +327,12 @@ class Bao:
         table = _Table()
         ranked = []
         for kind, r, d, safari, b, hands, owned, summary in core.expand(
-            self.rules, list(pits), list(state.hands), list(state.nyumba), p, self._block(state)
+            self.rules,
+            list(pits),
+            list(state.hands),
+            list(state.nyumba),
+            p,
+            self.takasia_ring(state),
         ):
             rank, move = _MOVES[_code(kind, r, d, safari, p, namua)]
             if illegal and summary.status == core.ENDLESS:
@@ -353,7 +359,7 @@ class Bao:
         rules, takasia = self.rules, self.takasia
         illegal = rules.endless == "illegal"
         b, hands, owned = list(state.pits), list(state.hands), list(state.nyumba)
-        p, block, plies = state.to_move, self._block(state), 0
+        p, block, plies = state.to_move, self.takasia_ring(state), 0
         while True:
             if b[0:8] == core.EMPTY_ROW:
                 return 1, plies  # B13, B14
@@ -366,7 +372,7 @@ class Bao:
                 return 1 - p, plies  # B14, K6
             kind, r, d, safari, b, new_hands, owned, summary = options[int(rand() * len(options))]
             if record is not None:
-                record.append(_move(kind, r, d, safari, p, bool(hands[0] or hands[1])))
+                record.append(move_of(kind, r, d, safari, p, bool(hands[0] or hands[1])))
             hands = new_hands
             plies += 1
             if summary.status == core.ENDLESS:
@@ -517,7 +523,9 @@ def _all_moves() -> list[tuple[int, Move]]:
 _MOVES = _all_moves()
 
 
-def _move(kind: int, r: int, d: int, safari: bool, p: int, namua: bool) -> Move:
+def move_of(kind: int, r: int, d: int, safari: bool, p: int, namua: bool) -> Move:
+    """The Move of a core start (``bao_core.candidates``) by player ``p``; the search's way
+    from the core's moves to the game's."""
     return _MOVES[_code(kind, r, d, safari, p, namua)][1]
 
 
