@@ -16,6 +16,9 @@ const PING_MS = 3_000;
 const DEAD_MS = 7_000; // with PING_MS: a dead link is noticed 7-10 s after it died
 const CHECK_MS = 1_000;
 const MAX_DELAY_MS = 8_000;
+// An acked move's state normally follows its ack within milliseconds. If it has not come in this
+// long, the server's fan-out lost it (a store restart): join again, which answers with the state.
+const ACKED_STATE_MS = 2_000;
 
 export class Connection {
   // onMessage(msg) for every server message; onStatus(status, detail) with status one of
@@ -34,6 +37,8 @@ export class Connection {
     this.heard = 0; // performance.now() of the last message (or of opening)
     this.pinged = 0;
     this.pingNo = 0;
+    this.awaited = null; // the version an ack named whose state has not arrived yet
+    this.awaitTimer = null;
     window.addEventListener("online", () => this.retryNow());
     window.addEventListener("offline", () => this.drop("offline"));
     document.addEventListener("visibilitychange", () => {
@@ -98,7 +103,13 @@ export class Connection {
         this.failures = 0;
         this.onStatus("open");
       }
-      if (message.t === "state") this.version = message.version;
+      if (message.t === "state") {
+        this.version = message.version;
+        if (this.awaited !== null && message.version >= this.awaited) this.awaitState(null);
+      }
+      if (message.t === "ack" && message.version >= 0 && !(this.version >= message.version)) {
+        this.awaitState(message.version);
+      }
       this.onMessage(message);
     });
     // "error" is always followed by "close"; reconnecting is decided there.
@@ -122,7 +133,19 @@ export class Connection {
     this.lost();
   }
 
+  // Wait for the state of an acked version (null: stop waiting); rejoin if it does not come.
+  awaitState(version) {
+    clearTimeout(this.awaitTimer);
+    this.awaited = version;
+    if (version === null) return;
+    this.awaitTimer = setTimeout(() => {
+      this.awaited = null;
+      if (this.isOpen) this.join();
+    }, ACKED_STATE_MS);
+  }
+
   lost() {
+    this.awaitState(null);
     this.ws = null;
     this.welcomed = false;
     clearInterval(this.watchTimer);

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server import collector
+from server import collector, resync
 from server import protocol as P
 from server import rooms as R
 from server.computer import HINT, Computer
@@ -196,6 +196,8 @@ class Node:
         self.thinking: set[str] = set()  # rooms whose computer seat a task is playing
         self.recheck: set[str] = set()  # ... and whose turn came again meanwhile
         self.pubsub = store.pubsub()
+        if isinstance(self.pubsub, resync.ResubscribingPubSub):  # (a Cluster's resyncs itself)
+            self.pubsub.on_resubscribed = self._resync_all
         self._tasks: list[asyncio.Task] = []
         self._rebuilds: set[str] = set()
         self._ticks = 0
@@ -592,23 +594,42 @@ class Node:
         if n.kind == "S":
             if n.rev < self.last_rev.get(room_id, -1):
                 return
-            self.last_rev[room_id] = n.rev
-            self.computer_side[room_id] = n.computer
             cached = self.cache.get(room_id)
             if cached is not None and cached[0].rev != n.rev:
                 del self.cache[room_id]  # written by another node
-            for conn in list(conns):
-                if conn.token_hash is not None:
-                    sides = [i for i, h in enumerate(n.seats) if h == conn.token_hash]
-                    if sides != conn.sides:
-                        conn.sides = sides
-                        conn.send_msg(P.Welcome(room=room_id, sides=sides))
-                conn.send(n.payload)
-            self._maybe_computer(room_id, n.computer)
+            self._forward(room_id, conns, n.rev, n.payload, n.seats, n.computer)
         elif n.kind == "E":
             for conn in list(conns):
                 conn.send(n.payload)
         elif n.kind == "P":
+            self._schedule_rebuild(room_id)
+
+    def _forward(
+        self,
+        room_id: str,
+        conns: set[Conn],
+        rev: int,
+        payload: bytes,
+        seats: list[str | None],
+        computer: int | None,
+    ) -> None:
+        """Send a room revision's ``state`` to the local connections (telling each
+        its sides first if they changed) and let the computer play if it is its turn."""
+        self.last_rev[room_id] = rev
+        self.computer_side[room_id] = computer
+        for conn in list(conns):
+            if conn.token_hash is not None:
+                sides = [i for i, h in enumerate(seats) if h == conn.token_hash]
+                if sides != conn.sides:
+                    conn.sides = sides
+                    conn.send_msg(P.Welcome(room=room_id, sides=sides))
+            conn.send(payload)
+        self._maybe_computer(room_id, computer)
+
+    def _resync_all(self) -> None:
+        """The subscriptions were re-established: whatever was published while
+        they were down is lost, so every local room is sent from the store."""
+        for room_id in list(self.local):
             self._schedule_rebuild(room_id)
 
     def _schedule_rebuild(self, room_id: str) -> None:
@@ -618,9 +639,13 @@ class Node:
         asyncio.create_task(self._rebuild(room_id))
 
     async def _rebuild(self, room_id: str) -> None:
-        """Re-send the room's state to local connections (presence changed)."""
+        """Re-send the room's state to local connections: presence changed, or
+        notices may have been lost (server/resync.py)."""
         try:
             current = await self.current_state(room_id)
+        except RedisError as exc:
+            log.warning("rebuild of %s failed (%s); the tick tries again", room_id, exc)
+            return
         finally:
             self._rebuilds.discard(room_id)
         conns = self.local.get(room_id)
@@ -629,11 +654,15 @@ class Node:
         room, message, presence = current
         if room.rev < self.last_rev.get(room_id, -1):
             return
-        self.last_rev[room_id] = room.rev
         self.presence_seen[room_id] = _summary(presence)
-        data = P.encode(message)
-        for conn in list(conns):
-            conn.send(data)
+        self._forward(
+            room_id,
+            conns,
+            room.rev,
+            P.encode(message),
+            [s.token_hash for s in room.seats],
+            R.computer_to_move(room),
+        )
 
     # housekeeping ------------------------------------------------------------
     async def _ticker(self) -> None:
@@ -685,7 +714,7 @@ class Node:
                     (room_id, members, self.expire_at(self.created.get(room_id, now), now))
                 )
             results = await self.store.touch_many(requests, now if prune else None)
-            for (room_id, conns), (alive, entries) in zip(batch, results):
+            for (room_id, conns), (alive, entries, rev) in zip(batch, results):
                 if not alive:
                     for conn in list(conns):
                         conn.send_msg(P.error("no-room", "The room has expired."))
@@ -695,6 +724,8 @@ class Node:
                     self.cache[room_id] = (cached[0], entries)
                 summary = _summary(presence_by_side(entries, now))
                 if summary != self.presence_seen.get(room_id):
+                    self._schedule_rebuild(room_id)
+                elif rev > self.last_rev.get(room_id, -1):  # a notice never came: repair
                     self._schedule_rebuild(room_id)
                 self._maybe_computer(room_id, self.computer_side.get(room_id))
 

@@ -257,10 +257,11 @@ class Store:
     # presence --------------------------------------------------------------
     async def touch_many(
         self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
-    ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
+    ) -> list[tuple[bool, list[tuple[bytes, float]], int]]:
         """``touch`` for several rooms in one write, each with its presence
-        entries read back: (room alive, entries) per room. With
-        ``prune_before_ms``, entries that ended by then are pruned first."""
+        entries and stored revision read back: (room alive, entries, rev) per
+        room. With ``prune_before_ms``, entries that ended by then are pruned
+        first."""
         commands: list[tuple] = []
         for room_id, members, expire_at_ms in rooms:
             key = self.room_key(room_id)
@@ -273,6 +274,7 @@ class Store:
             if prune_before_ms is not None:
                 commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
+            commands.append(("HGET", key, "rev"))
         try:
             replies = await self.link.execute_many(commands)
         except ResponseError as exc:
@@ -281,9 +283,10 @@ class Store:
             for script in (_TOUCH, _PRUNE):  # a restarted store forgot them
                 await self.link.load_script(script)
             replies = await self.link.execute_many(commands)
-        step = 2 if prune_before_ms is None else 3
+        step = 3 if prune_before_ms is None else 4
         return [
-            (bool(replies[i]), _pairs(replies[i + step - 1])) for i in range(0, len(replies), step)
+            (bool(replies[i]), _pairs(replies[i + step - 2]), int(replies[i + step - 1] or -1))
+            for i in range(0, len(replies), step)
         ]
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:

@@ -25,6 +25,7 @@ from redis.asyncio.sentinel import Sentinel
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server import resync
 from server.cluster import ClusterLink
 from server.resp import Link
 from server.shardsub import ShardedPubSub
@@ -105,7 +106,7 @@ def open_single(url: str, *, connect_timeout: float, command_timeout: float) -> 
         kind="single",
         link=Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout),
         redis=redis,
-        pubsub=lambda: redis.pubsub(ignore_subscribe_messages=True),
+        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
     )
 
 
@@ -168,5 +169,5 @@ def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -
             retry_delays=SENTINEL_RETRY_DELAYS,
         ),
         redis=redis,
-        pubsub=lambda: redis.pubsub(ignore_subscribe_messages=True),
+        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
     )
