@@ -39,7 +39,9 @@ def serve(settings: Settings) -> int:
 
     with contextlib.ExitStack() as stack:
         if settings.redis_url is None:
-            url = stack.enter_context(embedded_valkey(settings.data_dir / "valkey"))
+            url = stack.enter_context(
+                embedded_valkey(settings.data_dir / "valkey", fsync=settings.appendfsync)
+            )
             log.info("embedded Valkey at %s (data in %s)", url, settings.data_dir / "valkey")
             settings = msgspec.structs.replace(settings, redis_url=url)
         app = create_app(settings)

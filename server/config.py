@@ -13,6 +13,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     port: int = 8000
     redis_url: str | None = None  # None: start the embedded Valkey
     data_dir: Path = Path("data")
+    appendfsync: str = (
+        "everysec"  # the embedded store's; "always": no acked move lost on power loss
+    )
     key_prefix: str = "nyumba:"
     room_ttl_ms: int = 24 * 3600 * 1000  # a room lives at most this long after creation
     idle_ttl_ms: int = 30 * 60 * 1000  # ... and this long after the last person left
@@ -45,6 +48,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "host": "HOST",
             "redis_url": "REDIS_URL",
             "key_prefix": "NYUMBA_KEY_PREFIX",
+            "appendfsync": "NYUMBA_APPENDFSYNC",
         }
         numbers = {
             "port": "PORT",
@@ -84,4 +88,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         if env.get("NYUMBA_CLIENT_DIR"):
             values["client_dir"] = Path(env["NYUMBA_CLIENT_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("appendfsync", "everysec") not in ("always", "everysec", "no"):
+            raise ValueError("NYUMBA_APPENDFSYNC is one of always, everysec, no")
         return cls(**values)

@@ -104,9 +104,9 @@ class EmbeddedValkey:
 
 
 @contextlib.contextmanager
-def embedded_valkey(data_dir: Path):
-    """A started embedded Valkey's URL for the ``with`` block."""
-    store = EmbeddedValkey(data_dir).start()
+def embedded_valkey(data_dir: Path, fsync: str = "everysec"):
+    """A started embedded Valkey's URL for the ``with`` block (``fsync``: its appendfsync)."""
+    store = EmbeddedValkey(data_dir, fsync=fsync).start()
     try:
         yield store.url
     finally:

@@ -506,6 +506,7 @@ def main() -> None:
         env={
             "NYUMBA_KEY_PREFIX": f"abuse-{os.getpid()}:",
             "NYUMBA_ROOMS_PER_MINUTE": "1000000",
+            "NYUMBA_SOCKETS_PER_ADDRESS": "100",  # the default (test servers lift it)
         },
     ).start()
     print(f"one node, embedded Valkey; load average {os.getloadavg()[0]:.1f} at start")
