@@ -124,9 +124,9 @@ def _search(
 
     if len(moves) == 1:
         return moves[0], None
-    result = search.think(
-        game, state, budget.nodes, expired, budget.depth, random.Random(seed), budget.noise
-    )
+    tree = search.tree(game, state)
+    rng = random.Random(seed)
+    result = search.alphabeta(tree, budget.nodes, expired, budget.depth, rng, budget.noise)
     if result.move not in moves:  # never expected: the search plays the rules' own moves
         raise AssertionError(f"search chose {result.move!r}, not legal in {game.describe(state)}")
     return result.move, result

@@ -32,7 +32,8 @@ import json
 from typing import Any
 
 from engine import bao_core as core
-from engine.bao import INDEX, NAMES, PASS, Bao, Move, State
+from engine.bao import Bao
+from engine.bao_board import INDEX, NAMES, PASS, Move, State
 from engine.core import IllegalMove
 
 

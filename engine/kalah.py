@@ -165,26 +165,23 @@ class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=T
     to_move: int
 
 
-_POSITION = re.compile(r"^((?:\S+\s+){6})\[(\S+)\]\s+((?:\S+\s+){6})\[(\S+)\]\s+(\S+)$")
+_POSITION = re.compile(
+    r"^(?P<south>(?:\S+\s+){6})\[(?P<s0>\S+)\]\s+(?P<north>(?:\S+\s+){6})\[(?P<s1>\S+)\]\s+(?P<who>\S+)$"
+)
 
 
 class Kalah(sw.SowingGame):
     """The game object ``engine.load("kalah", …)`` returns; see ``engine.core``."""
 
     title = "Kalah"
-    family = "kalah"
     state_type = KalahState
     trays = STORE
 
     def __init__(self, profile: str, options: dict[str, Any]) -> None:
-        self.profile = profile
-        self.options = dict(options)
+        super().__init__(profile, options)
         self.seeds: int = options["seeds"]
         self.empty_capture: bool = options["empty_capture"]
         self.total = 12 * self.seeds
-
-    def __repr__(self) -> str:
-        return f"<Kalah {self.options}>"
 
     def start(self) -> KalahState:
         return KalahState((self.seeds,) * 12, (0, 0), 0)
@@ -195,22 +192,16 @@ class Kalah(sw.SowingGame):
         return f"{south} [{s0}] {north} [{s1}] {sw.SIDE_NAMES[state.to_move]}"
 
     def position(self, text: str) -> KalahState:
-        m = _POSITION.match(text.strip()) if isinstance(text, str) else None
-        if m is None:
-            raise BadNotation(
-                f"{text!r} is not a Kalah position: write a–f [store] A–F [store] South|North, "
-                f"e.g. {self.describe(self.start())!r}"
-            )
-        south, s0, north, s1, who = m.groups()
-        pits = sw.read_counts(text, south.split() + north.split(), "pit counts")
-        stores = sw.read_counts(text, [s0, s1], "stores")
+        head = text.strip() if isinstance(text, str) else ""
+        form = "a–f [store] A–F [store] South|North"
+        pits, stores, who = self._read(text, head, _POSITION, form)
         sw.check_total(text, pits + stores, self.total, f"K2, seeds={self.seeds}")
         if any(pits) and not (any(pits[:6]) and any(pits[6:])):
             raise BadNotation(
                 f"position {text!r} has one side empty: the game is over (K8), "
                 f"so its seeds belong in the stores"
             )
-        return KalahState(tuple(pits), (stores[0], stores[1]), sw.read_side(text, who))
+        return KalahState(tuple(pits), (stores[0], stores[1]), who)
 
     # -- the public API over the packed rules ---------------------------------------------
     def _cache(self, state: KalahState) -> dict[str, Any]:

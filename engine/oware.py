@@ -202,7 +202,9 @@ class OwareState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=T
     repetition: bool = False
 
 
-_POSITION = re.compile(r"^((?:\d+\s+){6})/\s+((?:\d+\s+){6})score\s+(\d+)-(\d+)\s+(\S+)$")
+_POSITION = re.compile(
+    r"^(?P<south>(?:\d+\s+){6})/\s+(?P<north>(?:\d+\s+){6})score\s+(?P<s0>\d+)-(?P<s1>\d+)\s+(?P<who>\S+)$"
+)
 _HISTORY = re.compile(r"^([a-fA-F])(\d+)$")
 
 
@@ -210,17 +212,9 @@ class Oware(sw.SowingGame):
     """The game object ``engine.load("oware")`` returns; see ``engine.core``."""
 
     title = "Oware"
-    family = "oware"
     state_type = OwareState
     trays = SCORE
     total = 48
-
-    def __init__(self, profile: str, options: dict[str, Any]) -> None:
-        self.profile = profile
-        self.options = dict(options)
-
-    def __repr__(self) -> str:
-        return "<Oware>"
 
     def start(self) -> OwareState:
         return OwareState((4,) * 12, (0, 0), 0)
@@ -237,15 +231,8 @@ class Oware(sw.SowingGame):
 
     def position(self, text: str) -> OwareState:
         parts = [p.strip() for p in text.split(";")] if isinstance(text, str) else [""]
-        m = _POSITION.match(parts[0])
-        if m is None:
-            raise BadNotation(
-                f"{text!r} is not an Oware position: write a–f / A–F score S-N South|North, "
-                f"e.g. {self.describe(self.start())!r}"
-            )
-        south, north, s0, s1, who = m.groups()
-        pits = sw.read_counts(text, south.split() + north.split(), "pit counts")
-        scores = sw.read_counts(text, [s0, s1], "scores")
+        form = "a–f / A–F score S-N South|North"
+        pits, scores, who = self._read(text, parts[0], _POSITION, form)
         history: list[tuple[int, int]] = []
         repetition = False
         for part in parts[1:]:
@@ -260,9 +247,7 @@ class Oware(sw.SowingGame):
                 repetition = True
             else:
                 raise BadNotation(f"unexpected {part!r} in Oware position {text!r}")
-        state = OwareState(
-            tuple(pits), (scores[0], scores[1]), sw.read_side(text, who), tuple(history), repetition
-        )
+        state = OwareState(tuple(pits), (scores[0], scores[1]), who, tuple(history), repetition)
         self._validate(text, state)
         return state
 

@@ -77,6 +77,14 @@ def register(profile: Profile) -> None:
     _PROFILES[profile.name] = profile
 
 
+def find(name: str) -> Profile:
+    """The profile called ``name``; BadOptions if there is none."""
+    spec = _PROFILES.get(name)
+    if spec is None:
+        raise BadOptions(f"unknown game {name!r}; known: {', '.join(_PROFILES)}")
+    return spec
+
+
 def profiles() -> tuple[Profile, ...]:
     """Every known profile, in a stable order."""
     return tuple(_PROFILES.values())
@@ -88,9 +96,7 @@ def load(profile: str, **options: Any) -> Game:
     Raises BadOptions for an unknown profile, an unknown option or a value
     outside the option's choices.
     """
-    spec = _PROFILES.get(profile)
-    if spec is None:
-        raise BadOptions(f"unknown game {profile!r}; known: {', '.join(_PROFILES)}")
+    spec = find(profile)
     known = {o.name: o for o in spec.options}
     for name, value in options.items():
         opt = known.get(name)

@@ -22,9 +22,11 @@ same state never repeat work. ``play`` and ``apply`` call the same rules functio
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from engine import registry
 from engine.core import BadNotation, Choice, IllegalMove, Outcome, Transition
 
 TO_MOVE = 1
@@ -126,7 +128,7 @@ def rows(pits: Sequence[int]) -> tuple[str, str]:
 class SowingGame:
     """The public API of a sowing game over its packed-board rules.
 
-    A family sets ``title``, ``family``, ``state_type``, ``trays`` (the ring fields of the
+    A family sets ``title``, ``state_type``, ``trays`` (the ring fields of the
     stores or score trays) and implements ``_cache`` (fill a state's ``__dict__`` with ``b``
     and ``legal``), ``_next`` (the state after a legal move, appending steps to a trace),
     ``_ending`` (the outcome of a finished state), ``_playout`` (the packed random playout),
@@ -135,11 +137,16 @@ class SowingGame:
     """
 
     title: str
-    family: str
     state_type: type
     trays: tuple[int, int]
-    profile: str
-    options: dict[str, Any]
+
+    def __init__(self, profile: str, options: dict[str, Any]) -> None:
+        self.profile = profile
+        self.family = registry.find(profile).family
+        self.options = dict(options)
+
+    def __repr__(self) -> str:
+        return f"<{self.title} {self.options}>"
 
     def start(self) -> Any:
         raise NotImplementedError
@@ -235,6 +242,22 @@ class SowingGame:
         if move not in self.legal_moves(state):
             self._refuse(state, move)
         return move
+
+    def _read(
+        self, text: str, head: str, pattern: re.Pattern[str], form: str
+    ) -> tuple[list[int], list[int], int]:
+        """Pit counts, tray counts and the player to move from ``head``, the board part of
+        position ``text``, matched by ``pattern`` (groups ``south``, ``north``, ``s0``,
+        ``s1``, ``who``); BadNotation showing ``form`` and an example otherwise."""
+        m = pattern.match(head)
+        if m is None:
+            raise BadNotation(
+                f"{text!r} is not {self._a} position: write {form}, "
+                f"e.g. {self.describe(self.start())!r}"
+            )
+        pits = read_counts(text, m["south"].split() + m["north"].split(), "pit counts")
+        trays = read_counts(text, [m["s0"], m["s1"]], "stores")
+        return pits, trays, read_side(text, m["who"])
 
     # -- fast path (bench, computer player) -----------------------------------------------
     def random_playout(

@@ -7,20 +7,20 @@ module (``kalah.play_packed``, ``oware.play_packed``/``moves_packed``/``Oware.se
 ``bao_core.expand``/``finish`` with ``bao.move_of``/``Bao.takasia_ring``). ``TREES`` is the
 registry, keyed by ``game.family``; a new family adds a module here and a line there.
 
->>> import engine, time
+>>> import engine
 >>> from engine import search
 >>> game = engine.load("kalah")
->>> search.think(game, game.start(), nodes=2000, expired=lambda: False).move in range(6)
+>>> result = search.alphabeta(search.tree(game, game.start()), 2000, expired=lambda: False)
+>>> result.move in game.legal_moves(game.start())
 True
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
-from engine.search.alphabeta import INF, WIN, Result, search, won
+from engine.search.alphabeta import INF, WIN, Result, alphabeta, won
 from engine.search.bao import BaoTree
 from engine.search.kalah import KalahTree
 from engine.search.oware import OwareTree
@@ -33,22 +33,14 @@ TREES: dict[str, Callable[[Any, Any], Tree]] = {
 }
 
 
-def think(
-    game: Any,
-    state: Any,
-    nodes: int,
-    expired: Callable[[], bool],
-    max_depth: int = 64,
-    rng: random.Random | None = None,
-    noise: float = 0.0,
-) -> Result:
-    """Search ``state`` (live) of ``game`` with its family's tree; ``Result.move`` is one of
-    ``game.legal_moves(state)``. See ``alphabeta.search`` for the arguments."""
+def tree(game: Any, state: Any) -> Tree:
+    """The search tree of ``state`` (live) in ``game``, from its family's entry in ``TREES``;
+    ``alphabeta(tree(game, state), …).move`` is one of ``game.legal_moves(state)``."""
     try:
         make = TREES[game.family]
     except KeyError:
         raise TypeError(f"no search for {game!r} (family {game.family!r})") from None
-    return search(make(game, state), nodes, expired, max_depth, rng, noise)
+    return make(game, state)
 
 
-__all__ = ["INF", "TREES", "WIN", "Result", "Tree", "think", "won"]
+__all__ = ["INF", "TREES", "WIN", "Result", "Tree", "alphabeta", "tree", "won"]

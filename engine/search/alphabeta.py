@@ -67,7 +67,7 @@ class _Stop(Exception):
     """The budget ran out in the middle of an iteration."""
 
 
-def search(
+def alphabeta(
     tree: Tree,
     nodes: int,
     expired: Callable[[], bool],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from engine import bao as B
+from engine import bao_board as BB
 from engine import bao_core as core
 from engine.search.alphabeta import WIN
 from engine.search.tree import Kid, Plain
@@ -27,7 +28,7 @@ class BaoTree(Plain):
     keyed = True
     clock = 63  # a Bao node costs about as much as 50 sowing-game nodes
 
-    def __init__(self, game: B.Bao, state: B.State) -> None:
+    def __init__(self, game: B.Bao, state: BB.State) -> None:
         self.rules, self.takasia = game.rules, game.takasia
         self.illegal = game.rules.endless == "illegal"
         self.root: Node = (
@@ -46,7 +47,7 @@ class BaoTree(Plain):
         for kind, r, d, safari, b2, hands2, owned2, summary in core.expand(
             rules, b, hands, owned, p, block
         ):
-            move = B.move_of(kind, r, d, safari, p, namua)
+            move = BB.move_of(kind, r, d, safari, p, namua)
             if summary.status == core.ENDLESS:
                 if not self.illegal:
                     out.append((0, move, None, 0, False))  # N8: a safety stop, no winner

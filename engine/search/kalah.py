@@ -47,9 +47,7 @@ class KalahTree(Plain):
         return None
 
     def children(self, x: int) -> list[Kid]:
-        p = x & 1
-        st = S1 if p else S0
-        before = x >> st & 255
+        p, st, before = _mover(x)
         play, empty_capture = K.play_packed, self.empty_capture
         out: list[Kid] = []
         for i in K.PITS[p]:
@@ -67,9 +65,7 @@ class KalahTree(Plain):
 
     def noisy(self, x: int) -> Iterator[Noisy]:
         """Extra turns and captures, pit by pit."""
-        p = x & 1
-        st = S1 if p else S0
-        before = x >> st & 255
+        p, st, before = _mover(x)
         play, empty_capture = K.play_packed, self.empty_capture
         for i in K.PITS[p]:
             if not x >> SH[i] & 255:
@@ -84,6 +80,13 @@ class KalahTree(Plain):
 
     def public(self, move: Any) -> int:
         return K.MOVE_OF[move]
+
+
+def _mover(x: int) -> tuple[int, int, int]:
+    """The player to move, the shift of their store and the seeds in it."""
+    p = x & 1
+    st = S1 if p else S0
+    return p, st, x >> st & 255
 
 
 def _final(y: int, p: int) -> int:
