@@ -120,7 +120,7 @@ def create_app(settings: Settings) -> Starlette:
         node = Node(settings, store)
         await node.start()
         state["node"] = node
-        offload = state["offload"] = Offload(settings.replay_workers)
+        offload = state["offload"] = node.offload = Offload(settings.replay_workers)
         offload.warm()
         cap = state["addrcap"] = AddressCap(store, settings.sockets_per_address)
         renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
@@ -257,6 +257,7 @@ def create_app(settings: Settings) -> Starlette:
             return
         address = ws.client.host if ws.client else "unknown"
         conn = Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
+        conn.address = address
         cap: AddressCap = state["addrcap"]
         if not await cap.admit(address, conn.id):
             await ws.close(code=1008)  # over the address's socket cap: 403, never accepted

@@ -30,8 +30,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     client_dir: Path = Path(__file__).resolve().parent.parent / "client"
     # limits (hardening)
     max_frame: int = 8 * 1024  # bytes in one WebSocket message
-    rate_messages: int = 100  # messages per socket per rate window (pings exempt) ...
-    rate_window_ms: int = 20_000  # ... over it: close 1008
+    rate_messages: int = 100  # messages per socket per rate window (pings apart) ...
+    rate_pings: int = 20  # ... pings per socket per window (browsers ping every 3 s) ...
+    rate_messages_per_address: int = 4_000  # ... everything from one address per window ...
+    rate_window_ms: int = 20_000  # ... over any: close 1008
     rooms_per_minute: int = 30  # rooms one client address may create per minute
     sockets_per_room: int = 64  # connections in one room, all nodes together
     allowed_origins: tuple[str, ...] = ()  # empty: the page's own origin (Origin host == Host)
@@ -65,6 +67,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "max_frame": "NYUMBA_MAX_FRAME",
             "rate_messages": "NYUMBA_RATE_MESSAGES",
             "rate_window_ms": "NYUMBA_RATE_WINDOW_MS",
+            "rate_pings": "NYUMBA_RATE_PINGS",
+            "rate_messages_per_address": "NYUMBA_RATE_MESSAGES_PER_ADDRESS",
             "rooms_per_minute": "NYUMBA_ROOMS_PER_MINUTE",
             "sockets_per_room": "NYUMBA_SOCKETS_PER_ROOM",
             "replay_workers": "NYUMBA_REPLAY_WORKERS",
