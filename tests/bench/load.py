@@ -2,7 +2,7 @@
 
     python tests/bench/load.py [--rooms 200] [--rate 0] [--seconds 10] [--nodes 1]
                                [--idle 2000] [--computer-rooms 10 [--level L]]
-                               [--timeline] [--redis-url URL]
+                               [--timeline] [--redis-url URL ...] [--env NAME=VALUE]
 
 Starts real ``nyumba serve`` processes (the embedded Valkey, or the Redis at
 ``--redis-url``/``REDIS_URL``), connects the sockets (a lean client,
@@ -257,7 +257,18 @@ def main() -> None:
     )
     ap.add_argument("--level", default="advanced")
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
-    ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    ap.add_argument(
+        "--redis-url",
+        action="append",
+        help="a store to measure (REDIS_URL; none: the embedded Valkey); given several times,"
+        " each in turn, in the order given (a Cluster node's or a redis+sentinel:// URL too)",
+    )
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for the nodes, e.g. NYUMBA_ACK_REPLICAS=1",
+    )
     ap.add_argument(
         "--fsync",
         default="everysec",
@@ -266,8 +277,13 @@ def main() -> None:
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
-    prefix = f"nyumba-bench-{os.getpid()}:"
-    url = args.redis_url
+    urls = args.redis_url or [os.environ.get("REDIS_URL")]
+    for run, url in enumerate(urls):
+        run_store(args, tmp / f"run{run}", url)
+
+
+def run_store(args, tmp: Path, url: str | None) -> None:
+    prefix = f"nyumba-bench-{os.getpid()}-{tmp.name}:"
     embedded = None
     if url is None:
         # One embedded store shared by every node.
@@ -275,7 +291,7 @@ def main() -> None:
 
         embedded = EmbeddedValkey(tmp / "valkey", fsync=args.fsync).start()
         url = embedded.url
-    env = {"NYUMBA_KEY_PREFIX": prefix}
+    env = {"NYUMBA_KEY_PREFIX": prefix, **dict(e.split("=", 1) for e in args.env)}
     store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
     try:
         for count in [int(n) for n in args.nodes.split(",")]:
@@ -287,6 +303,7 @@ def main() -> None:
                 print(
                     f"--- nodes={count} store={store} rooms={args.rooms} "
                     f"rate={args.rate or 'closed loop'}"
+                    + (f" env={' '.join(args.env)}" if args.env else "")
                 )
                 asyncio.run(measure(args, servers, embedded.proc.pid if embedded else None))
             finally:
