@@ -130,6 +130,7 @@ class ClusterLink:
         self._connecting: dict[str, asyncio.Future] = {}
         self._refreshing: asyncio.Future | None = None
         self.refreshes = 0  # slot map loads, for the tests and the logs
+        self.redirects: collections.Counter[str] = collections.Counter()  # MOVED, ASK, ...
         self.map_changed: list = []  # callables told after each refresh (the subscriber)
 
     # the slot map --------------------------------------------------------------
@@ -278,6 +279,7 @@ class ClusterLink:
                     retry.append(i)
                 except ResponseError as exc:
                     text = str(exc)
+                    self.redirects[text.split(" ", 1)[0]] += 1
                     if text.startswith("MOVED "):
                         _, moved_slot, address = text.split()
                         self._set_owner(int(moved_slot), address)

@@ -9,9 +9,9 @@ an intent is resent), so each confirmation is a fresh write on the connection
 that then waits: ``SET <room key>:sync`` and ``WAIT``. A master's replication
 stream is in order, so a replica that has the later ``SET`` has the move too.
 
-Group commit: ``WAIT`` holds its connection (the multiplexed one every
-message of the node uses) until the replicas answer, so confirmations do not
-each send their own. While one is on its way, every confirmation asked for
+``WAIT`` holds its connection until the replicas answer, so it runs on a
+link of its own (not the one every message uses), and by group commit:
+confirmations do not each send their own. While one is on its way, every confirmation asked for
 on the same master joins the next one; one round trip to the replicas covers
 them all.
 """

@@ -245,7 +245,11 @@ class Store:
         if count <= 0:
             return True
         if self._replicas is None:
-            self._replicas = Replicas(self.link, count, max(1, timeout_ms))
+            # WAIT holds its connection: a link of its own. The command deadline would
+            # abort a WAIT longer than itself, so the ack timeout stays under it.
+            limit = int(self.timeouts["command_timeout"] * 1000 * 0.75)
+            timeout_ms = max(1, min(timeout_ms, limit))
+            self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
         return await self._replicas.confirm(self.room_key(room_id))
 
     async def count_room_creation(self, address: str, minute: int) -> int:
@@ -323,6 +327,8 @@ class Store:
 
     async def close(self) -> None:
         self.link.close()
+        if self._replicas is not None:
+            self._replicas.link.close()
         await self.redis.aclose()
 
 

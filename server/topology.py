@@ -40,6 +40,9 @@ class Topology(msgspec.Struct, kw_only=True):
     link: Any
     redis: Any
     pubsub: Callable[[], Any]
+    # Another link like ``link``, for the replicas' WAIT: it holds its connection until
+    # the replicas answer (up to the ack timeout), which must not stall every message.
+    spare: Callable[[], Any]
 
 
 def is_sentinel(url: str) -> bool:
@@ -102,11 +105,16 @@ def _pool_client(url: str, connect_timeout: float, command_timeout: float) -> ai
 
 def open_single(url: str, *, connect_timeout: float, command_timeout: float) -> Topology:
     redis = _pool_client(url, connect_timeout, command_timeout)
+
+    def link() -> Link:
+        return Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
+
     return Topology(
         kind="single",
-        link=Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout),
+        link=link(),
         redis=redis,
         pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
+        spare=link,
     )
 
 
@@ -118,12 +126,19 @@ async def is_cluster(link: Link) -> bool:
 def open_cluster(
     url: str, resync: bytes, *, connect_timeout: float, command_timeout: float
 ) -> Topology:
-    link = ClusterLink(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
+    def new_link() -> ClusterLink:
+        return ClusterLink(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
+
+    link = new_link()
     redis = aioredis.RedisCluster.from_url(
         url, socket_connect_timeout=connect_timeout, socket_timeout=command_timeout
     )
     return Topology(
-        kind="cluster", link=link, redis=redis, pubsub=lambda: ShardedPubSub(link, resync)
+        kind="cluster",
+        link=link,
+        redis=redis,
+        pubsub=lambda: ShardedPubSub(link, resync),
+        spare=new_link,
     )
 
 
@@ -159,15 +174,20 @@ def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -
         ),
         retry_on_error=[RedisConnectionError],
     )
-    return Topology(
-        kind="sentinel",
-        link=Link(
+
+    def link() -> Link:
+        return Link(
             plain,
             connect_timeout=connect_timeout,
             command_timeout=command_timeout,
             resolve=master,
             retry_delays=SENTINEL_RETRY_DELAYS,
-        ),
+        )
+
+    return Topology(
+        kind="sentinel",
+        link=link(),
         redis=redis,
         pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
+        spare=link,
     )

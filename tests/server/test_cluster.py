@@ -9,9 +9,12 @@ here names only one cluster node in REDIS_URL and finds the rest itself.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -21,6 +24,7 @@ from wsclient import Client, create_room
 
 import engine
 from server.cluster import slot_of
+from server.store import Store
 
 TIMERS = {
     "NYUMBA_ABSENT_MS": "1500",
@@ -261,3 +265,85 @@ def test_resharding_under_play_loses_and_repeats_nothing(cluster, two_nodes):
         for c in (*players.values(), watcher):
             assert not c.errors, c.errors
             c.close()
+
+
+def _in_thread(coro) -> Any:
+    # A thread of its own: the browser tests' sync Playwright may leave a loop running here.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def test_store_follows_moved_slots_and_waits_for_replicas(cluster):
+    async def scenario():
+        store = Store(cluster.url, PREFIX + "store:")
+        await store.start()
+        try:
+            assert store.sharded
+            now = int(time.time() * 1000)
+            assert await store.create("moving", 0, b"r0", now + 60_000)
+            slot = slot_of(store.room_key("moving"))
+            source = cluster.master_of_slot(slot)
+            target = next(m for m in cluster.masters() if m is not source)
+            await asyncio.to_thread(cluster.migrate_slot, slot, target)
+            # The link still believes the old owner: MOVED, then the new owner answers.
+            assert await store.cas("moving", 0, 1, b"r1", now + 60_000, b"n") == 0
+            assert store.link.address_of(store.room_key("moving")) == f"127.0.0.1:{target.port}"
+            assert store.link.redirects["MOVED"] >= 1
+            # One replica per master: one is enough, two never come (the timeout answers).
+            assert await store.replicated("moving", 1, 1000)
+            two = Store(cluster.url, PREFIX + "store:")
+            await two.start()
+            assert not await two.replicated("moving", 2, 300)
+            await two.close()
+            # Confirmations asked for together share WAITs (group commit).
+            rooms = [f"g{i}" for i in range(30)]
+            for r in rooms:
+                await store.create(r, 0, b"x", now + 60_000)
+            before = store._replicas.sent
+            assert all(await asyncio.gather(*(store.replicated(r, 1, 1000) for r in rooms)))
+            assert store._replicas.sent - before < len(rooms)
+        finally:
+            await store.close()
+
+    _in_thread(scenario())
+
+
+def test_store_follows_ask_and_waits_out_a_split_room(cluster):
+    """Mid-migration: the room's hash already moved, its presence not yet. A read
+    of the room follows ASK; the compare-and-set (both keys) gets TRYAGAIN until
+    the migration ends, then lands once."""
+
+    async def scenario():
+        store = Store(cluster.url, PREFIX + "ask:")
+        await store.start()
+        try:
+            now = int(time.time() * 1000)
+            assert await store.create("split", 0, b"r0", now + 60_000)
+            await store.touch("split", {"0:a": now + 60_000}, now + 60_000)
+            room, presence = store.room_key("split"), store.presence_key("split")
+            slot = slot_of(room)
+            source = cluster.master_of_slot(slot)
+            target = next(m for m in cluster.masters() if m is not source)
+            src, dst = source.client(), target.client()
+            dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src.cluster("MYID"))
+            src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst.cluster("MYID"))
+            src.execute_command("MIGRATE", "127.0.0.1", target.port, room, 0, 5000)
+            data, members = await store.load("split")
+            assert data == b"r0" and [m for m, _ in members] == [b"0:a"]
+            assert store.link.redirects["ASK"] >= 1
+
+            def finish():
+                time.sleep(0.5)
+                src.execute_command("MIGRATE", "127.0.0.1", target.port, presence, 0, 5000)
+                for c in (dst, src):
+                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst.cluster("MYID"))
+
+            done = asyncio.create_task(asyncio.to_thread(finish))
+            assert await store.cas("split", 0, 1, b"r1", now + 60_000, b"n") == 0
+            await done
+            assert store.link.redirects["TRYAGAIN"] >= 1
+            assert (await store.load("split"))[0] == b"r1"
+        finally:
+            await store.close()
+
+    _in_thread(scenario())
