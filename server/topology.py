@@ -124,7 +124,7 @@ async def is_cluster(link: Link) -> bool:
 
 
 def open_cluster(
-    url: str, resync: bytes, *, connect_timeout: float, command_timeout: float
+    url: str, resync_notice: bytes, *, connect_timeout: float, command_timeout: float
 ) -> Topology:
     def new_link() -> ClusterLink:
         return ClusterLink(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
@@ -137,7 +137,7 @@ def open_cluster(
         kind="cluster",
         link=link,
         redis=redis,
-        pubsub=lambda: ShardedPubSub(link, resync),
+        pubsub=lambda: ShardedPubSub(link, resync_notice),
         spare=new_link,
     )
 
