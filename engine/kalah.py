@@ -166,7 +166,8 @@ class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=T
 
 
 _POSITION = re.compile(
-    r"^(?P<south>(?:\S+\s+){6})\[(?P<s0>\S+)\]\s+(?P<north>(?:\S+\s+){6})\[(?P<s1>\S+)\]\s+(?P<who>\S+)$"
+    r"^(?P<south>(?:\S+\s+){6})\[(?P<s0>\S+)\]\s+"
+    r"(?P<north>(?:\S+\s+){6})\[(?P<s1>\S+)\]\s+(?P<who>\S+)$"
 )
 
 

@@ -203,7 +203,8 @@ class OwareState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=T
 
 
 _POSITION = re.compile(
-    r"^(?P<south>(?:\d+\s+){6})/\s+(?P<north>(?:\d+\s+){6})score\s+(?P<s0>\d+)-(?P<s1>\d+)\s+(?P<who>\S+)$"
+    r"^(?P<south>(?:\d+\s+){6})/\s+(?P<north>(?:\d+\s+){6})"
+    r"score\s+(?P<s0>\d+)-(?P<s1>\d+)\s+(?P<who>\S+)$"
 )
 _HISTORY = re.compile(r"^([a-fA-F])(\d+)$")
 
