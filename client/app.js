@@ -279,6 +279,7 @@ function makeBoard(s) {
   const title = known(`game.${s.game}`) ? t(`game.${s.game}`) : s.game;
   $("#game-title").textContent = title;
   document.title = `nyumba · ${title}`;
+  $("#rules-link").href = `/static/rules.html?game=${encodeURIComponent(s.game)}`;
 }
 
 // South at the bottom for South and for local games; North's player sees the board turned.
@@ -471,7 +472,21 @@ function wire() {
     }
     render();
   });
-  $("#draw").addEventListener("click", () => send({ t: "offer", kind: "draw", id: intentId() }));
+  $("#draw").addEventListener("click", (e) => {
+    // A local room's draw ends the game at once: ask first, as for resigning.
+    const b = e.currentTarget;
+    if (ui.shown?.mode !== "local" || b.dataset.confirm === "1") {
+      delete b.dataset.confirm;
+      send({ t: "offer", kind: "draw", id: intentId() });
+    } else {
+      b.dataset.confirm = "1";
+      setTimeout(() => {
+        delete b.dataset.confirm;
+        render();
+      }, 4000);
+    }
+    render();
+  });
   $("#takeback").addEventListener("click", () => send({ t: "offer", kind: "takeback", id: intentId() }));
   $("#rematch").addEventListener("click", () => send({ t: "offer", kind: "rematch", id: intentId() }));
   $("#accept").addEventListener("click", () =>

@@ -175,6 +175,7 @@ export class BoardView {
 
   // Words for whose store/tray/hand each is (e.g. the players' names); null: the side names.
   setOwners(owners) {
+    if (JSON.stringify(owners) === JSON.stringify(this.owners)) return;
     this.owners = owners;
     this.refreshLabels();
   }

@@ -2,11 +2,20 @@
 
 import { known, lang, t } from "./i18n.js";
 
-// "L" -> "◀ left (L)", "R+" -> "right (R) ▶ · safari …"; unknown words pass through.
-// L/R name the direction of a sowing; a namua capture comes as "kichwa-L"/"kichwa-R" (the
-// kichwa the captured seeds enter, B6), with " +" for safari.
-export function choiceWords(choice) {
+// "L" -> "↺ anticlockwise (L)", "R+" -> "↻ clockwise (R) · safari …"; unknown words pass through.
+// L/R name the direction of a sowing in the mover's own ring (B5): clockwise and anticlockwise
+// look the same on screen whichever way the board is turned, where "left" and "right" would not.
+// A namua capture comes as "kichwa-L"/"kichwa-R" (the kichwa the captured seeds enter, B6): it
+// is named by its pit (front pit 1 or 8 of the row the move starts in), with " +" for safari.
+export function choiceWords(choice, pit = null) {
   if (!choice) return "";
+  const kichwa = /^kichwa-([LR])(.*)$/.exec(choice.trim());
+  if (kichwa && pit) {
+    const words = [t(`choice.enter${kichwa[1]}`, { pit: `${pit[0]}${kichwa[1] === "L" ? 1 : 8}` })];
+    const rest = kichwa[2].trim();
+    if (rest) words.push(...rest.split(/\s+/).map((w) => (known(`choice.${w}`) ? t(`choice.${w}`) : w)));
+    return words.join(" · ");
+  }
   if (known(`choice.${choice}`)) return t(`choice.${choice}`);
   const words = [];
   let rest = choice.trim();
@@ -25,8 +34,8 @@ export function choiceWords(choice) {
 // direction) is the one that stops at the nyumba, so it says so.
 export function choiceLabels(moves) {
   const texts = moves.map((l) => l.choice || "");
-  return texts.map((c) => {
-    const words = choiceWords(c);
+  return texts.map((c, i) => {
+    const words = choiceWords(c, moves[i].pit);
     const safari = texts.includes(`${c}+`) || texts.includes(`${c} +`);
     if (!c.includes("+") && safari) return `${words} · ${t("choice.stop")}`;
     return words;
