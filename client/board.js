@@ -201,7 +201,11 @@ export class BoardView {
     }
     const parts = [];
     if (b.stage) parts.push(t("bao.stage", { stage: t(`stage.${b.stage}`) }));
-    if (b.pending && (b.pending[0] || b.pending[1])) parts.push(t("bao.pending", { s: b.pending[0], n: b.pending[1] }));
+    // Captured seeds not yet sown when the game ended (B13), said per side that has any.
+    const pending = (b.pending ?? [0, 0])
+      .map((n, side) => (n ? t("bao.pendingSide", { side: this.ownerName(side), n }) : ""))
+      .filter(Boolean);
+    if (pending.length) parts.push(t("bao.pending", { which: pending.join(listSep()) }));
     this.info.textContent = parts.join(" · ");
     this.grid.dataset.pending = (b.pending ?? [0, 0]).join(",");
     this.info.hidden = !parts.length;

@@ -53,7 +53,8 @@ def test_english_and_japanese_have_the_same_keys(open_page):
     for path in ("/", "/static/rules.html", "/r/nosuchroom"):
         page.goto(path)
         keys = page.eval_on_selector_all(
-            "[data-i18n], [data-i18n-aria]", "els => els.map(e => e.dataset.i18n || e.dataset.i18nAria)"
+            "[data-i18n], [data-i18n-aria]",
+            "els => els.map(e => e.dataset.i18n || e.dataset.i18nAria)",
         )
         missing = page.evaluate(
             """async (keys) => { const { STRINGS } = await import('/static/i18n.js');
