@@ -40,7 +40,7 @@ from server import rooms as R
 from server.addrcap import AddressCap
 from server.config import Settings
 from server.httpguard import problem as _problem
-from server.node import Conn, Node, now_ms
+from server.node import Conn, Node
 from server.offload import Busy, Offload, record_job, replay_view_job
 from server.store import Store
 
@@ -170,7 +170,7 @@ def create_app(settings: Settings) -> Starlette:
         """Rooms created by this client address this minute, counted in the
         store so every node enforces one budget."""
         address = _address(request)
-        count = await node().store.count_room_creation(address, now_ms() // 60_000)
+        count = await node().store.count_room_creation(address, node().now() // 60_000)
         return count > settings.rooms_per_minute
 
     async def create_room(request: Request) -> Response:
@@ -192,7 +192,7 @@ def create_app(settings: Settings) -> Starlette:
         room_id = secrets.token_urlsafe(12)  # 96 random bits
         try:
             room, token, sides = R.create(
-                room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, now_ms()
+                room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, node().now()
             )
         except engine.BadOptions as exc:
             return _problem(400, "bad-game", str(exc))

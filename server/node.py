@@ -222,10 +222,13 @@ class Node:
         self._rebuilds: set[str] = set()
         self._ticks = 0
         self.offload: Offload | None = None  # the replay pool, set by the app
+        self.clock_offset_ms = 0  # the store's clock minus this node's (sync_clock)
         self._address_window: dict[str, list] = {}  # address -> [window start, messages]
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
+        with contextlib.suppress(RedisError):
+            await self.sync_clock()
         await self.pubsub.subscribe(self.store.node_channel(self.node_id))
         collector.configure()
         self._tasks = [
@@ -245,9 +248,27 @@ class Node:
             await self.pubsub.aclose()
         self.computer.close()
 
+    # the clock -----------------------------------------------------------------
+    def now(self) -> int:
+        """Milliseconds by the store's clock (``TIME``), as this node reckons it.
+
+        Presence expiries, absence windows, hand-overs and room expiry are
+        compared across nodes, so they are judged on one clock: a node whose
+        own clock was 180 s ahead let its player hand over a *connected*
+        opponent's seat (issue 16). Each node measures its offset from the
+        store's clock at start and every tick."""
+        return now_ms() + self.clock_offset_ms
+
+    async def sync_clock(self) -> None:
+        before = time.time()
+        seconds, micros = await self.store.redis.time()
+        after = time.time()
+        store_ms = int(seconds) * 1000 + int(micros) // 1000
+        self.clock_offset_ms = store_ms - int((before + after) * 500)
+
     # expiry ------------------------------------------------------------------
     def expire_at(self, created_ms: int, now: int | None = None) -> int:
-        now = now_ms() if now is None else now
+        now = self.now() if now is None else now
         return min(created_ms + self.settings.room_ttl_ms, now + self.settings.idle_ttl_ms)
 
     # the one write path ------------------------------------------------------
@@ -269,7 +290,7 @@ class Node:
                 if data is None:
                     raise R.Refused("no-room")
                 room = R.decode_room(data)
-            now = now_ms()
+            now = self.now()
             presence = presence_by_side(members, now)
             try:
                 new = change(room, presence, now)
@@ -324,7 +345,7 @@ class Node:
             return None
         room = R.decode_room(data)
         self._cache_put(room, members)
-        now = now_ms()
+        now = self.now()
         presence = presence_by_side(members, now)
         message = R.state_message(
             room, presence, now, self.settings.absent_ms, watchers(members, now)
@@ -349,7 +370,7 @@ class Node:
             await self.pubsub.subscribe(self.store.channel(room.id))
         conns.add(conn)
         self.created[room.id] = room.created_ms
-        now = now_ms()
+        now = self.now()
         await self.store.touch(
             room.id,
             conn.members(now + self.settings.presence_ttl_ms),
@@ -379,7 +400,7 @@ class Node:
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.channel(room_id))
         with contextlib.suppress(Exception):
-            now = now_ms()
+            now = self.now()
             # Mark the presence as ended now (kept as "last seen" for the absence timer).
             await self.store.end_presence(room_id, conn.members(now))
             await self.store.publish(room_id, encode_notice(Notice(0, "P")))
@@ -608,10 +629,19 @@ class Node:
             raise R.Refused("bad-token")
         if not sides and conn.room != room.id:
             # Seat holders always get in; visitors only while the room has space.
-            now = now_ms()
-            here = await self.store.present_count(room.id, now + 1)
-            if here >= self.settings.sockets_per_room:
+            now = self.now()
+            visitor = f"w:{conn.id}"
+            if not await self.store.admit_visitor(
+                room.id,
+                visitor,
+                now + 1,
+                now + self.settings.presence_ttl_ms,
+                self.settings.sockets_per_room,
+            ):
                 raise R.Refused("room-full")
+            admitted = visitor
+        else:
+            admitted = None
         new_token = None
         if not token:
             claimed: list = []
@@ -628,6 +658,8 @@ class Node:
             if claimed:
                 new_token, side = claimed
                 sides = [side]
+                if admitted is not None:  # a seat, not a visitor: end the visitor's entry
+                    await self.store.end_presence(room.id, {admitted: self.now()})
         if conn.room is not None:
             await self._leave(conn)
         conn.room = room.id
@@ -775,7 +807,9 @@ class Node:
         Rooms go in batches of ``TICK_BATCH``, one write and one read each,
         spread over ``spread_s``: the store runs a batch in about a
         millisecond, so no move waits behind the whole node's refresh."""
-        now = now_ms()
+        if self._ticks % 12 == 0:  # about once a minute: clocks drift slowly
+            await self.sync_clock()
+        now = self.now()
         score = now + self.settings.presence_ttl_ms
         self._ticks += 1
         prune = self._ticks % 12 == 1  # ended entries: about once a minute
@@ -784,7 +818,7 @@ class Node:
         for start in range(0, len(rooms), TICK_BATCH):
             if start:
                 await asyncio.sleep(spread_s / batches)
-                now = now_ms()
+                now = self.now()
                 score = now + self.settings.presence_ttl_ms
             batch = [
                 (room_id, conns)

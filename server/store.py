@@ -76,6 +76,13 @@ return 1
 
 # KEYS: presence. ARGV: now ms. Drops ended entries: every spectator's, and each side's but
 # its latest (kept as that side's "last seen" while the side has no live entry).
+# KEYS: presence. ARGV: after ms, until ms, cap, member. 1 added, 0 the room is full.
+_ADMIT = """
+if redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf') >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+return 1
+"""
+
 _PRUNE = """
 local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES')
 if #ended == 0 then return 0 end
@@ -176,6 +183,7 @@ class Store:
         self._create = self.link.script(_CREATE)
         self._touch = self.link.script(_TOUCH)
         self._prune = self.link.script(_PRUNE)
+        self._admit = self.link.script(_ADMIT)
         self._take = self.link.script(_TAKE)
         self._release = self.link.script(_RELEASE)
         self._replicas: Replicas | None = None
@@ -304,6 +312,19 @@ class Store:
     async def present_count(self, room_id: str, after_ms: int) -> int:
         """Connections whose presence lasts beyond ``after_ms``."""
         return int(await self.link.execute("ZCOUNT", self.presence_key(room_id), after_ms, "+inf"))
+
+    async def admit_visitor(
+        self, room_id: str, member: str, after_ms: int, until_ms: int, cap: int
+    ) -> bool:
+        """Count ``member`` present until ``until_ms`` if fewer than ``cap``
+        connections are present after ``after_ms``: one script, so simultaneous
+        visitors cannot all pass a count taken before any of them was added (150
+        joined a room capped at 64 when it was a count and then a write)."""
+        return bool(
+            await self._admit(
+                keys=[self.presence_key(room_id)], args=[after_ms, until_ms, cap, member]
+            )
+        )
 
     async def end_presence(self, room_id: str, members: dict[str, int]) -> None:
         """Mark entries as ended at their score (kept as "last seen"); absent ones stay absent."""
