@@ -32,7 +32,9 @@ class ServerProcess:
         data_dir: Path,
         env: dict[str, str] | None = None,
         port: int | None = None,
+        root: Path = ROOT,
     ):
+        self.root = root  # the checkout whose server runs (benches compare two)
         self.redis_url = redis_url
         self.data_dir = data_dir
         self.extra_env = dict(env or {})
@@ -64,7 +66,7 @@ class ServerProcess:
         with open(self.log_path, "ab") as log:  # the child keeps its own copy
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
-                cwd=ROOT,
+                cwd=self.root,
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
