@@ -104,6 +104,63 @@ def hint(game: Any, state: Any, seed: int = 0, pause: Callable[[], None] | None 
     return _search(game, state, HINT[family(game)], seed, pause)[0]
 
 
+class Valuation(NamedTuple):
+    """What a search makes of a position (``valuation``)."""
+
+    move: Any  # the best move found; None when the game is over
+    value: float  # in seeds, from South's view (positive: South is ahead)
+    winner: int | None  # 0 or 1 when the search found a forced win for that side
+    depth: int  # plies searched to (0: over, forced or a single move)
+    nodes: int  # positions visited
+
+
+def valuation(
+    game: Any,
+    state: Any,
+    nodes: int,
+    seed: int = 0,
+    pause: Callable[[], None] | None = None,
+    seconds: float = 600.0,
+) -> Valuation:
+    """The value of ``state`` and its best move, searched with a budget of ``nodes`` positions
+    and no noise: the same arguments give the same answer (``seconds`` is only the safety net;
+    at 600 s it never binds in practice). A finished game is valued by its outcome; a chain
+    of forced moves (one legal move each) is followed to the first real choice. Values are in
+    seeds from South's view; a decided game's value is its final margin as far as searched.
+    This is the interface ``engine.analysis`` uses."""
+    moves = game.legal_moves(state)
+    first = moves[0] if len(moves) == 1 else None
+    for _ in range(1000):  # forced moves: follow them (a search of one move returns no value)
+        if len(moves) != 1:
+            break
+        state = game.play(state, moves[0])
+        moves = game.legal_moves(state)
+    if not moves:
+        over = game.outcome(state)
+        margin = float(over.score[0] - over.score[1]) if over and over.score else 0.0
+        winner = over.winner if over else None
+        return Valuation(first, margin, winner, 0, 0)
+    budget = Budget(nodes=nodes, seconds=seconds)
+    move, result = _search(game, state, budget, seed, pause)
+    raw = result.value
+    win = (ai_bao.WIN if family(game) == "bao" else S.WIN * 4) if result else 0
+    mover = game.to_move(state)
+    sign = 1.0 if mover == 0 else -1.0
+    winner = None
+    if result is not None and abs(raw) >= win:
+        winner = mover if raw > 0 else 1 - mover
+        value = (abs(raw) - win) / 4 * (1 if raw > 0 else -1)
+    else:
+        value = raw / 4 if result is not None else 0.0
+    return Valuation(
+        first if first is not None else move,
+        sign * value,
+        winner,
+        result.depth if result is not None else 0,
+        result.nodes if result is not None else 0,
+    )
+
+
 def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
     """(move, search result with value, depth, nodes): for benches and tests."""
     return _search(game, state, budget, seed)
