@@ -143,7 +143,7 @@ def valuation(
     budget = Budget(nodes=nodes, seconds=seconds)
     move, result = _search(game, state, budget, seed, pause)
     raw = result.value
-    win = (ai_bao.WIN if family(game) == "bao" else S.WIN * 4) if result else 0
+    win = search.WIN  # one win scale for every family: WIN plus 4 x the final margin
     mover = game.to_move(state)
     sign = 1.0 if mover == 0 else -1.0
     winner = None

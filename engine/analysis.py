@@ -56,8 +56,8 @@ one at a time in a worker, report progress between them and stop when asked;
 from __future__ import annotations
 
 import functools
-import math
 import hashlib
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -312,3 +312,17 @@ def analyse(
 
 
 encode = msgspec.json.Encoder().encode
+
+
+def job(kind: str, data: bytes, index: int, first: str | None, pause: Any = None) -> bytes:
+    """One job for a worker process, its answer as msgpack: ``plan`` -> [family, plies, game],
+    ``value`` -> ``Value`` of position ``index``, ``line`` -> the best line from position
+    ``index`` starting with ``first``."""
+    if kind == "plan":
+        family, plies = plan(data)
+        return msgspec.msgpack.encode([family, plies, _replayed(bytes(data))[1].game])
+    if kind == "value":
+        return msgspec.msgpack.encode(value_job(data, index, pause))
+    if kind == "line" and first is not None:
+        return msgspec.msgpack.encode(line_job(data, index, first, pause))
+    raise ValueError(f"no analysis job {kind!r}")
