@@ -38,7 +38,7 @@ from engine.records.base import (
     MODES,
     BadRecord,
     Format,
-    Played,
+    GameSheet,
     PlayedMove,
     Record,
     j,
@@ -90,7 +90,7 @@ def dump(
     states, played = play_all(game, moves)
     over = game.outcome(states[-1])
     ending = settle(over, outcome)
-    return FORMATS[fmt].write(game, Played(states, played, pair, mode, computer, over, ending))
+    return FORMATS[fmt].write(game, GameSheet(states, played, pair, mode, computer, over, ending))
 
 
 def dumps(game: Game, moves: Iterable[Any], **options: Any) -> str:

@@ -58,12 +58,12 @@ class Format(Protocol):
     VERSION: int
     NATIVE: tuple[str, ...]  # profiles that write this format unless told otherwise
 
-    def write(self, game: Game, played: Played) -> dict[str, Any]: ...
+    def write(self, game: Game, sheet: GameSheet) -> dict[str, Any]: ...
     def read(self, data: dict[str, Any]) -> tuple[Record, list[Any]]: ...
 
 
-class Played(msgspec.Struct, frozen=True):
-    """A played game as ``dump`` hands it to a format: every state from the start, the moves,
+class GameSheet(msgspec.Struct, frozen=True):
+    """A game as ``dump`` hands it to a format to write (a score sheet): every state from the start, the moves,
     the players, mode and computer, the rules' outcome (``over``) and the one written
     (``ending``: the rules' own, or an adjudication of an unfinished game)."""
 

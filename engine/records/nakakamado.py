@@ -23,7 +23,7 @@ from engine.core import Game, IllegalMove, Outcome
 from engine.records.base import (
     SIDE,
     BadRecord,
-    Played,
+    GameSheet,
     Record,
     adjudicated,
     adjudication,
@@ -236,22 +236,22 @@ def parts_from_the_app(game: Any, before: State, move: Move, after: State) -> bo
     return not move.tax or before.pits[house] == 1  # a tax lifts two: did they empty it?
 
 
-def write(game: Game, played: Played) -> dict[str, Any]:
+def write(game: Game, sheet: GameSheet) -> dict[str, Any]:
     """The trial app's file of a played game (``records.dump``)."""
-    states, moves = played.states, played.moves
+    states, moves = sheet.states, sheet.moves
     out = dict(HEADER)
-    out["mode"] = played.mode
-    if played.computer is not None:
-        out["computer"] = played.computer
+    out["mode"] = sheet.mode
+    if sheet.computer is not None:
+        out["computer"] = sheet.computer
     out["history"] = [app_result(game, s, m, a) for s, m, a in zip(states, moves, states[1:])]
     before = states[-2] if len(states) > 1 else None
     out["final"] = app_board(game, before, states[-1], len(moves))
-    out.update(_ending(played.over))
+    out.update(_ending(sheet.over))
     extra: dict[str, Any] = {}
-    if played.players:
-        extra["players"] = list(played.players)
-    if played.ending is not None and played.over is None:
-        extra["outcome"] = msgspec.to_builtins(played.ending)
+    if sheet.players:
+        extra["players"] = list(sheet.players)
+    if sheet.ending is not None and sheet.over is None:
+        extra["outcome"] = msgspec.to_builtins(sheet.ending)
     if extra:
         out["nyumba"] = extra  # nyumba's own fields; the app ignores them
     return out

@@ -10,7 +10,7 @@ import msgspec
 
 from engine.core import BadNotation, BadOptions, Game, IllegalMove, Outcome
 from engine.records import base
-from engine.records.base import BadRecord, Played, Record
+from engine.records.base import BadRecord, GameSheet, Record
 from engine.registry import load as load_game
 
 FORMAT = "nyumba-record"
@@ -18,24 +18,24 @@ VERSION = 1
 NATIVE: tuple[str, ...] = ()  # the default of every profile no other format claims
 
 
-def write(game: Game, played: Played) -> dict[str, Any]:
+def write(game: Game, sheet: GameSheet) -> dict[str, Any]:
     """The record of a played game (``records.dump``)."""
-    states = played.states
+    states = sheet.states
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game.profile,
         "options": dict(sorted(game.options.items())),
-        "players": list(played.players) if played.players else None,
-        "mode": played.mode,
-        "computer": played.computer,
+        "players": list(sheet.players) if sheet.players else None,
+        "mode": sheet.mode,
+        "computer": sheet.computer,
         "moves": [
             {"move": game.notation(m), "side": game.to_move(s), "result": game.describe(a)}
-            for s, m, a in zip(states, played.moves, states[1:])
+            for s, m, a in zip(states, sheet.moves, states[1:])
         ],
         "final": game.describe(states[-1]),
-        "outcome": msgspec.to_builtins(played.ending),
-        "adjudication": base.adjudication(played.ending),
+        "outcome": msgspec.to_builtins(sheet.ending),
+        "adjudication": base.adjudication(sheet.ending),
     }
 
 
