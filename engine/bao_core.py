@@ -1,8 +1,8 @@
 """The Bao core: rules B1–B20 on plain lists, with the profile as data and hooks.
 
-Rules: ``shared/rules/bao.md`` (core B1–B20; profiles K1–K6, J1–J3, N1–N9).
+Rules: ``docs/rules/bao.md`` (core B1–B20; profiles K1–K6, J1–J3, N1–N9).
 Sources: de Voogt, *Limits of the Mind* (1995); Donkers, *Zanzibar Bao Rules
-for the Computer* (2001); the seed texts named in ``bao.md``. The public,
+for the Computer* (2001); the seed texts named in ``docs/rules/bao.md``. The public,
 immutable API is ``engine.bao``; this module is its private fast path and the
 only copy of the rules.
 

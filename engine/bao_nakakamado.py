@@ -1,6 +1,6 @@
 """Bao Nakakamado, NYAKUA proposal A (``bao-nakakamado-a``): a profile of the Bao core.
 
-Rules: ``shared/rules/bao.md`` N1–N9 on the core B1–B20. Source: seed
+Rules: ``docs/rules/bao.md`` N1–N9 on the core B1–B20. Source: seed
 ``000_d913db6ff940adcf`` (the trial rulebook ``nyakua-a-trial-001`` by nkkmd and
 Bao Nakakamado contributors) and, where it is silent, the behaviour of its published
 trial app. Pits and moves are Bao's (``engine.bao``)::
@@ -17,7 +17,7 @@ that empty one's own front row (rulebook chapters 4 and 8) is the core's B18: th
 app forbids exactly the lone kichwa sown outward, and no other move can empty the row
 (a relay always passes another front pit before it could leave it).
 
-Deliberate differences from the trial app, both from ``bao.md``: a nyumba emptied by a
+Deliberate differences from the trial app, both from ``docs/rules/bao.md``: a nyumba emptied by a
 namua start lift (a takasa from it, or a tax of its last two seeds) is no longer owned (N2,
 B15; the app keeps it owned), and the safety stop cuts a move exactly after 512 laps past
 its first (N8; the app also cuts a move whose 511th lap stops in a functional nyumba).

@@ -1,4 +1,4 @@
-"""Scenario tests and random playouts for ``bao-nakakamado-a``, rules N1–N9 (``shared/rules/bao.md``).
+"""Scenario tests and random playouts for ``bao-nakakamado-a``, rules N1–N9 (``docs/rules/bao.md``).
 
 Boards are drawn North on top, each row read as South sees it: b8..b1 / a8..a1 / A1..A8 /
 B1..B8, and every test asserts whole positions worked out by hand from the rules. The N9
