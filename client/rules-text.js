@@ -224,7 +224,7 @@ export const TEXT = {
       p: [
         "After an opening move that made 2 or more captures, if you still hold a seed and your opponent holds 2 or more, one seed from each hand goes into the pit where your move ended — NYAKUA! Nothing more happens from it: no capture, no sowing (N5). At most once a move, never in the second stage. The history marks such moves NYAKUA.",
       ],
-      c: "North's a6R captured twice; a seed from each hand then went into the pit where it ended.",
+      c: "North's a6R captured four times and ended in b1; a seed from each hand then went into b1 (3 seeds there now).",
     },
     "nakakamado-end": {
       h: "The end",
@@ -433,7 +433,7 @@ export const TEXT = {
       p: [
         "序盤の手で2回以上取り、自分の持ち種がまだ1個以上、相手が2個以上あるとき、両者の持ち種から1個ずつを手の終わった穴に入れます。これが NYAKUA です。そこから取ったりまいたりはしません（N5）。1手に1回まで、第二段階ではありません。棋譜には NYAKUA と印が付きます。",
       ],
-      c: "北の a6R は2回取ったので、両者の持ち種から1個ずつが手の終わった穴に入りました。",
+      c: "北の a6R は4回取って b1 で終わったので、両者の持ち種から1個ずつが b1 に入りました（今は3個）。",
     },
     "nakakamado-end": {
       h: "終わり",
