@@ -94,4 +94,10 @@ export const settings = {
   setSpeed: (v) => put("nyumba:speed", v),
   sound: () => get("nyumba:sound") === "1",
   setSound: (on) => put("nyumba:sound", on ? "1" : "0"),
+  // "Tap to select, tap again to play": on by default where the pointer is a finger.
+  tapConfirm: () => {
+    const v = get("nyumba:tap");
+    return v === null ? window.matchMedia("(pointer: coarse)").matches : v === "1";
+  },
+  setTapConfirm: (on) => put("nyumba:tap", on ? "1" : "0"),
 };

@@ -3,12 +3,13 @@
 
 import { animate, unlockAudio } from "./anim.js";
 import { clientMessages, getRecord, replay as replayRecord, settings, tokens } from "./api.js";
-import { BoardView, lastMovePits } from "./board.js";
+import { BoardView, lastMovePits, portraitQuery } from "./board.js";
+import { HistoryPanel } from "./history.js";
 import { $, h, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { openReplay } from "./replay.js";
-import { renderControls, renderOffer, renderSeats, renderShare, renderStatus } from "./panels.js";
+import { renderControls, renderOffer, renderSeats, renderShare, renderStatus, sideName } from "./panels.js";
 import { choiceLabels, choiceWords } from "./words.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -31,6 +32,11 @@ const ui = {
   hint: null, // the pit of the computer's suggestion for the position on the board
   hints: false, // whether the server takes "hint" messages
   note: null, // a transient notice {key, vars} or {text}
+  armed: null, // a pit tapped once, waiting for the second tap (tap to select, tap to play)
+  viewing: null, // the ply whose position the board shows read-only, or null for the live board
+  historyGame: null, // the game_no the history panel holds
+  historySyncing: false,
+  historyAgain: false,
 };
 
 let board = null;
@@ -38,6 +44,7 @@ let counter = 0;
 const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
 
 const conn = new Connection(room, { onMessage, onStatus });
+const history = new HistoryPanel($("#history"), { onPick: viewPly });
 
 // ------------------------------------------------------------------ messages
 
@@ -156,7 +163,7 @@ async function drain() {
     if (!board) makeBoard(next);
     const prev = ui.shown;
     const speed = settings.speed();
-    if (animatable(prev, next) && speed !== "off" && ui.queue.length < 4) {
+    if (animatable(prev, next) && speed !== "off" && ui.queue.length < 4 && ui.viewing === null) {
       ui.animating = true;
       ui.hint = null;
       closeChoices();
@@ -173,20 +180,106 @@ async function drain() {
     }
     if (!prev || next.version !== prev.version || next.game_no !== prev.game_no) {
       ui.hint = null;
+      ui.armed = null;
       closeChoices();
     }
     ui.shown = next;
-    board.show(next.board);
+    trackHistory(next);
+    if (ui.viewing === null) board.show(next.board);
   }
   render();
 }
 
+// ------------------------------------------------------------------ the history panel
+
+// Keep the panel in step with the states shown: the next ply is appended; an undo or takeback
+// cuts it; anything else (joining mid-game, a rematch, states missed while the link was down)
+// fetches the game's record and has the server replay it.
+function trackHistory(s) {
+  if (ui.historyGame !== s.game_no || !history.states.length) return syncHistory(s);
+  const known = history.states[s.plies]?.last;
+  if (s.plies < history.plies) {
+    history.truncate(s.plies);
+    if (ui.viewing !== null && ui.viewing > s.plies) backToLive();
+  } else if (s.plies === history.plies + 1 && s.last) {
+    history.push(s);
+  } else if (s.plies !== history.plies || (s.last && (!known || known.move !== s.last.move || known.side !== s.last.side))) {
+    syncHistory(s);
+  }
+}
+
+async function syncHistory(s) {
+  ui.historyGame = s.game_no;
+  if (s.plies === 0) {
+    history.set([{ board: s.board, to_move: s.to_move, last: null }]);
+    return;
+  }
+  if (ui.historySyncing) {
+    ui.historyAgain = true;
+    return;
+  }
+  ui.historySyncing = true;
+  try {
+    const data = await replayRecord(await getRecord(room));
+    const now = ui.shown;
+    if (now && now.game_no === s.game_no) {
+      const states = data.states.slice(0, now.plies + 1);
+      history.set(states);
+      if (history.plies < now.plies) ui.historyAgain = true;
+    }
+  } catch {
+    // The record could not be had just now (busy server, link down): try on the next state.
+    ui.historyGame = null;
+  } finally {
+    ui.historySyncing = false;
+    if (ui.historyAgain && ui.shown) {
+      ui.historyAgain = false;
+      setTimeout(() => ui.shown && trackHistory(ui.shown), 500);
+    }
+  }
+}
+
+// Show the position after ply i, read-only, until "Back to the live game".
+function viewPly(i) {
+  if (!ui.shown || !history.states[i]) return;
+  if (i === ui.shown.plies && ui.shown.plies === history.plies) {
+    backToLive();
+    return;
+  }
+  ui.viewing = i;
+  history.select(i);
+  closeChoices();
+  if (ui.anim) ui.anim.cancelled = true;
+  drawViewed();
+  render();
+}
+
+function backToLive() {
+  if (ui.viewing === null) return;
+  ui.viewing = null;
+  history.select(null);
+  if (board && ui.shown) board.show(ui.shown.board);
+  render();
+}
+
+function drawViewed() {
+  const st = history.states[ui.viewing];
+  if (!board || !st) return;
+  board.show(st.board);
+  board.mark({ lit: new Set(), ...lastMovePits(st.last) });
+  const last = st.last;
+  $("#viewing-text").textContent = last
+    ? t("history.viewing", { i: ui.viewing, n: history.plies, side: sideName(last.side), move: last.move })
+    : t("history.viewingStart");
+}
+
 function makeBoard(s) {
-  board = new BoardView($("#board-wrap"), s.game, { onPick: pick });
+  board = new BoardView($("#board-wrap"), s.game, { onPick: pick, portrait: portraitQuery().matches });
   orient();
   const title = known(`game.${s.game}`) ? t(`game.${s.game}`) : s.game;
   $("#game-title").textContent = title;
   document.title = `nyumba · ${title}`;
+  $("#rules-link").href = `/static/rules.html?game=${encodeURIComponent(s.game)}`;
 }
 
 // South at the bottom for South and for local games; North's player sees the board turned.
@@ -209,7 +302,7 @@ function myTurn(s = ui.shown) {
 }
 
 function canPlay() {
-  return myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
+  return ui.viewing === null && myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
 }
 
 // ------------------------------------------------------------------ intents
@@ -225,6 +318,14 @@ function send(message) {
 function pick(pit) {
   if (!canPlay()) return;
   const moves = ui.shown.legal.filter((l) => l.pit === pit);
+  // With "tap to select, tap to play" a one-move pit is armed by the first tap and played by
+  // the second; a pit with several moves opens its choices, where the chosen button is the second.
+  if (moves.length === 1 && settings.tapConfirm() && ui.armed !== pit) {
+    ui.armed = pit;
+    render();
+    return;
+  }
+  ui.armed = null;
   if (moves.length === 1) play(moves[0].move);
   else if (moves.length > 1) openChoices(pit, moves);
 }
@@ -280,7 +381,15 @@ function render() {
 
   const v = view();
   renderStatus(s, v);
-  renderBoardMarks(s);
+  board?.setOwners(s.seats.map((seat) => seat.name || null));
+  show($("#viewing"), ui.viewing !== null);
+  $("#board-wrap").classList.toggle("viewing", ui.viewing !== null);
+  app.dataset.viewing = ui.viewing === null ? "" : String(ui.viewing);
+  if (ui.viewing !== null) {
+    drawViewed();
+    $("#passes").replaceChildren();
+    show($("#move-list"), false);
+  } else renderBoardMarks(s);
   renderOffer(s, v);
   renderSeats(s, v);
   renderControls(s, v);
@@ -292,7 +401,15 @@ function render() {
 
 // What the panels need to know about this connection.
 function view() {
-  return { sides: ui.sides, received: ui.received, welcomed: ui.welcomed, room, myTurn: canPlay(), hints: ui.hints };
+  return {
+    sides: ui.sides,
+    received: ui.received,
+    welcomed: ui.welcomed,
+    room,
+    myTurn: canPlay(),
+    hints: ui.hints,
+    online: conn.isOpen,
+  };
 }
 
 function renderBoardMarks(s) {
@@ -301,7 +418,11 @@ function renderBoardMarks(s) {
   // A move whose pit is not on the board (a pass) gets a button instead.
   const onBoard = (l) => Boolean(l.pit) && board.cells.has(l.pit);
   const lit = new Set(playable ? s.legal.filter(onBoard).map((l) => l.pit) : []);
-  board.mark({ lit, ...lastMovePits(s.last) });
+  if (!lit.has(ui.armed)) ui.armed = null;
+  board.mark({ lit, ...lastMovePits(s.last), armed: ui.armed });
+  const armed = ui.armed && s.legal.find((l) => l.pit === ui.armed);
+  $("#tap-hint").textContent = armed ? t("tap.again", { move: armed.move }) : "";
+  show($("#tap-hint"), Boolean(armed));
   for (const c of board.cells.values()) c.el.classList.toggle("hinted", c.name === ui.hint);
   const passes = playable ? s.legal.filter((l) => !onBoard(l)) : [];
   $("#passes").replaceChildren(
@@ -326,6 +447,7 @@ function wire() {
   applyI18n(document);
   onLangChange(() => {
     if (ui.picking !== null) openChoices(ui.picking, ui.pickingMoves);
+    history.render();
     if (board) {
       board.refreshLabels();
       board.showInfo();
@@ -350,7 +472,21 @@ function wire() {
     }
     render();
   });
-  $("#draw").addEventListener("click", () => send({ t: "offer", kind: "draw", id: intentId() }));
+  $("#draw").addEventListener("click", (e) => {
+    // A local room's draw ends the game at once: ask first, as for resigning.
+    const b = e.currentTarget;
+    if (ui.shown?.mode !== "local" || b.dataset.confirm === "1") {
+      delete b.dataset.confirm;
+      send({ t: "offer", kind: "draw", id: intentId() });
+    } else {
+      b.dataset.confirm = "1";
+      setTimeout(() => {
+        delete b.dataset.confirm;
+        render();
+      }, 4000);
+    }
+    render();
+  });
   $("#takeback").addEventListener("click", () => send({ t: "offer", kind: "takeback", id: intentId() }));
   $("#rematch").addEventListener("click", () => send({ t: "offer", kind: "rematch", id: intentId() }));
   $("#accept").addEventListener("click", () =>
@@ -367,6 +503,14 @@ function wire() {
     orient();
   });
   $("#choice-cancel").addEventListener("click", closeChoices);
+  $("#live").addEventListener("click", backToLive);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && ui.viewing !== null) backToLive();
+    else if (e.key === "Escape" && ui.armed !== null) {
+      ui.armed = null;
+      render();
+    }
+  });
   $("#choices").addEventListener("keydown", (e) => {
     if (e.key === "Escape") closeChoices();
   });
@@ -402,6 +546,14 @@ function wire() {
     name.value = settings.name();
     if (settings.name()) conn.join();
   });
+  const tap = $("#tap-confirm");
+  tap.checked = settings.tapConfirm();
+  tap.addEventListener("change", () => {
+    settings.setTapConfirm(tap.checked);
+    ui.armed = null;
+    render();
+  });
+  portraitQuery().addEventListener("change", (e) => board?.setPortrait(e.matches));
   const sound = $("#sound");
   sound.checked = settings.sound();
   sound.addEventListener("change", () => settings.setSound(sound.checked));

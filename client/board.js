@@ -3,7 +3,12 @@
 // from the server's `board`; nothing here knows a rule beyond where things are drawn.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
+
+const listSep = () => (lang() === "ja" ? "、" : ", ");
+
+// Portrait phones get the board turned a quarter turn (BoardView's `portrait`).
+export const portraitQuery = () => window.matchMedia("(orientation: portrait) and (max-width: 40rem)");
 
 export function familyOf(game) {
   if (game.startsWith("bao")) return "bao";
@@ -75,20 +80,21 @@ export function lastMovePits(last) {
 
 export class BoardView {
   // onPick(pit) is called when a lit pit is chosen (click, Enter or Space).
-  constructor(container, game, { onPick = () => {}, flipped = false } = {}) {
+  // portrait: turn the board a quarter turn (South's row runs down the left) to use a phone's height.
+  constructor(container, game, { onPick = () => {}, flipped = false, portrait = false } = {}) {
     this.game = game;
+    this.portrait = portrait;
+    this.owners = null; // words for each side's store/tray/hand (a player's name), or side names
     this.family = familyOf(game);
     this.layout = LAYOUTS[this.family];
     this.onPick = onPick;
     this.flipped = flipped;
     this.counts = {};
     this.board = null;
-    this.marks = { lit: new Set(), from: null, to: null };
+    this.marks = { lit: new Set(), from: null, to: null, armed: null };
     this.cells = new Map();
     this.info = h("p", { class: "board-info", "aria-live": "off" });
     this.grid = h("div", { class: `board board-${this.family}`, role: "group" });
-    this.grid.style.setProperty("--cols", this.layout.cols);
-    this.grid.style.setProperty("--rows", this.layout.rows);
     for (const cell of this.layout.cells) this.grid.append(this.makeCell(cell));
     container.replaceChildren(this.info, this.grid);
     this.place();
@@ -107,7 +113,6 @@ export class BoardView {
         const n = Number(cell.name.slice(1));
         if (cell.name[0] === "A" || cell.name[0] === "a") {
           el.classList.add("front");
-          if (n === 5) el.classList.add("nyumba");
           if (n === 1 || n === 8) el.classList.add("kichwa");
         }
       }
@@ -122,27 +127,61 @@ export class BoardView {
       mark: h("span", { class: "mark", "aria-hidden": "true" }),
     };
     el.append(parts.dots, parts.count, parts.name, parts.mark);
-    this.cells.set(cell.name, { ...cell, el, parts });
+    const home = this.family === "bao" && /^[Aa]5$/.test(cell.name); // where the nyumba is (B4)
+    this.cells.set(cell.name, { ...cell, home, el, parts });
     return el;
   }
 
-  // Grid positions for the current orientation.
+  // Grid positions for the current orientation: South's view, or North's (a half turn); on a
+  // portrait screen a further quarter turn clockwise (the left end goes to the top), which keeps
+  // the sowing's sense on screen.
   place() {
-    const { rows, cols } = this.layout;
-    for (const c of this.cells.values()) {
-      const r = c.rows || 1;
-      const w = c.cols || 1;
-      const row = this.flipped ? rows + 2 - c.row - r : c.row;
-      const col = this.flipped ? cols + 2 - c.col - w : c.col;
+    // Rows and columns that hold nothing drawn (e.g. Bao's hands once they are empty for good)
+    // are left out.
+    const shown = [...this.cells.values()].filter((c) => !c.el.hidden);
+    const span = (start, n) => Array.from({ length: n }, (_, i) => start + i);
+    const rowsUsed = [...new Set(shown.flatMap((c) => span(c.row, c.rows || 1)))].sort((a, b) => a - b);
+    const colsUsed = [...new Set(shown.flatMap((c) => span(c.col, c.cols || 1)))].sort((a, b) => a - b);
+    const rows = rowsUsed.length;
+    const cols = colsUsed.length;
+    const turned = this.portrait;
+    this.grid.style.setProperty("--cols", turned ? rows : cols);
+    this.grid.style.setProperty("--rows", turned ? cols : rows);
+    for (const c of shown) {
+      let r = c.rows || 1;
+      let w = c.cols || 1;
+      const row0 = rowsUsed.indexOf(c.row) + 1;
+      const col0 = colsUsed.indexOf(c.col) + 1;
+      let row = this.flipped ? rows + 2 - row0 - r : row0;
+      let col = this.flipped ? cols + 2 - col0 - w : col0;
+      if (turned) [row, col, r, w] = [col, rows + 2 - row - r, w, r];
       c.el.style.gridRow = `${row} / span ${r}`;
       c.el.style.gridColumn = `${col} / span ${w}`;
     }
     this.grid.classList.toggle("flipped", this.flipped);
+    this.grid.classList.toggle("portrait", turned);
   }
 
   setFlipped(flipped) {
     this.flipped = flipped;
     this.place();
+  }
+
+  setPortrait(portrait) {
+    if (portrait === this.portrait) return;
+    this.portrait = portrait;
+    this.place();
+  }
+
+  // Words for whose store/tray/hand each is (e.g. the players' names); null: the side names.
+  setOwners(owners) {
+    if (JSON.stringify(owners) === JSON.stringify(this.owners)) return;
+    this.owners = owners;
+    this.refreshLabels();
+  }
+
+  ownerName(side) {
+    return this.owners?.[side] || t(`side.${side}`);
   }
 
   // Show a board as the server sent it.
@@ -162,15 +201,29 @@ export class BoardView {
     }
     const parts = [];
     if (b.stage) parts.push(t("bao.stage", { stage: t(`stage.${b.stage}`) }));
-    if (b.pending && (b.pending[0] || b.pending[1])) parts.push(t("bao.pending", { s: b.pending[0], n: b.pending[1] }));
+    // Captured seeds not yet sown when the game ended (B13), said per side that has any.
+    const pending = (b.pending ?? [0, 0])
+      .map((n, side) => (n ? t("bao.pendingSide", { side: this.ownerName(side), n }) : ""))
+      .filter(Boolean);
+    if (pending.length) parts.push(t("bao.pending", { which: pending.join(listSep()) }));
     this.info.textContent = parts.join(" · ");
     this.grid.dataset.pending = (b.pending ?? [0, 0]).join(",");
     this.info.hidden = !parts.length;
+    // A nyumba is drawn as one only while its owner has it (B15): once ownership is gone, or
+    // where a game has none (J1), it is an ordinary pit. Hands are drawn while seeds can be in
+    // them: in mtaji both are empty for the rest of the game (B17).
     const owned = b.nyumba ?? [false, false];
+    const handsGone = b.stage === "mtaji" && !(b.hands?.[0] || b.hands?.[1]);
+    let moved = false;
     for (const c of this.cells.values()) {
-      if (c.el.classList.contains("nyumba")) c.el.classList.toggle("owned", Boolean(owned[c.owner]));
+      if (c.home) c.el.classList.toggle("nyumba", Boolean(owned[c.owner]));
       c.el.classList.toggle("takasia", b.takasia === c.name);
+      if (c.kind === "hand" && c.el.hidden !== handsGone) {
+        c.el.hidden = handsGone;
+        moved = true;
+      }
     }
+    if (moved) this.place();
   }
 
   // Names whose drawn count differs from `board` (after an animation there should be none).
@@ -211,11 +264,14 @@ export class BoardView {
   }
 
   // lit: pits the player to move may choose; from/to: where the last move started and ended.
-  mark({ lit = new Set(), from = null, to = null } = {}) {
-    this.marks = { lit, from, to };
+  // armed: a pit chosen once that plays when chosen again ("tap to select, tap to play").
+  mark({ lit = new Set(), from = null, to = null, armed = null } = {}) {
+    this.marks = { lit, from, to, armed };
     for (const c of this.cells.values()) {
       const isLit = lit.has(c.name);
       c.el.classList.toggle("lit", isLit);
+      c.el.classList.toggle("armed", isLit && c.name === armed);
+      if (c.kind === "pit") c.el.setAttribute("aria-pressed", isLit && c.name === armed ? "true" : "false");
       c.el.classList.toggle("last-from", c.name === from);
       c.el.classList.toggle("last-to", c.name === to && to !== from);
       if (c.kind === "pit") c.el.setAttribute("aria-disabled", isLit ? "false" : "true");
@@ -228,26 +284,26 @@ export class BoardView {
   refreshLabels() {
     for (const c of this.cells.values()) {
       c.el.setAttribute("aria-label", this.label(c));
-      if (c.kind === "hand" || c.kind === "tray") c.parts.name.textContent = t(`${c.kind}.short`, { owner: t(`side.${c.owner}`) });
+      if (c.kind !== "pit") c.parts.name.textContent = t(`${c.kind}.short`, { owner: this.ownerName(c.owner) });
     }
     this.grid.setAttribute("aria-label", t(`game.${this.game}`));
   }
 
   label(c) {
-    const owner = t(`side.${c.owner}`);
+    const owner = c.kind === "pit" ? t(`side.${c.owner}`) : this.ownerName(c.owner);
     const n = this.get(c.name);
     if (c.kind === "store") return t("store.label", { owner, n });
     if (c.kind === "tray") return t("tray.label", { owner, n });
     if (c.kind === "hand") return t("hand.label", { owner, n });
     const words = [t("pit.label", { owner, pit: c.name, n })];
     const cl = c.el.classList;
-    if (cl.contains("nyumba")) words.push(t(cl.contains("owned") ? "pit.nyumbaOwned" : "pit.nyumba"));
+    if (cl.contains("nyumba")) words.push(t("pit.nyumbaOwned"));
     if (cl.contains("kichwa")) words.push(t("pit.kichwa"));
     if (cl.contains("takasia")) words.push(t("pit.takasia"));
-    if (this.marks.lit.has(c.name)) words.push(t("pit.playable"));
+    if (this.marks.lit.has(c.name)) words.push(t(c.name === this.marks.armed ? "pit.armed" : "pit.playable"));
     if (c.name === this.marks.from) words.push(t("pit.lastFrom"));
     else if (c.name === this.marks.to) words.push(t("pit.last"));
-    return words.join(", ");
+    return words.join(listSep());
   }
 
   focusFirstLit() {

@@ -1,14 +1,24 @@
-// The room's WebSocket: join, keep alive, and reconnect with backoff after any drop.
+// The room's WebSocket: join, notice a dead link within seconds, and reconnect with backoff.
 //
 // The connection sends {t:"join", room, token, version} each time it opens, with the seat token
 // kept for this room (so a reload or a dropped line gets the same seat back) and the last version
 // the page saw. The server answers with welcome + the current state, which resynchronises the board.
+//
+// A link can die without closing (dead Wi-Fi, a stalled proxy): nothing arrives and a close
+// handshake would wait for a peer that is gone. So the page pings every PING_MS, counts any
+// message as a sign of life, and when nothing has arrived for DEAD_MS it drops the socket at once
+// (it does not wait for the close to finish) and says so; the browser's `offline` event does the
+// same without waiting. A socket that opens but never welcomes within DEAD_MS is dropped too.
 
 import { settings, tokens } from "./api.js";
 
-const PING_MS = 20_000;
-const PONG_WAIT_MS = 10_000;
-const MAX_DELAY_MS = 10_000;
+const PING_MS = 3_000;
+const DEAD_MS = 7_000; // with PING_MS: a dead link is noticed 7-10 s after it died
+const CHECK_MS = 1_000;
+const MAX_DELAY_MS = 8_000;
+// An acked move's state normally follows its ack within milliseconds. If it has not come in this
+// long, the server's fan-out lost it (a store restart): join again, which answers with the state.
+const ACKED_STATE_MS = 2_000;
 
 export class Connection {
   // onMessage(msg) for every server message; onStatus(status, detail) with status one of
@@ -19,13 +29,18 @@ export class Connection {
     this.onStatus = onStatus;
     this.version = null;
     this.ws = null;
+    this.welcomed = false;
     this.failures = 0;
     this.stopped = false;
     this.retryTimer = null;
-    this.pingTimer = null;
-    this.pongTimer = null;
+    this.watchTimer = null;
+    this.heard = 0; // performance.now() of the last message (or of opening)
+    this.pinged = 0;
     this.pingNo = 0;
+    this.awaited = null; // the version an ack named whose state has not arrived yet
+    this.awaitTimer = null;
     window.addEventListener("online", () => this.retryNow());
+    window.addEventListener("offline", () => this.drop("offline"));
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.retryNow();
     });
@@ -40,17 +55,20 @@ export class Connection {
   stop() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this.clearPing();
-    this.ws?.close(1000);
+    clearInterval(this.watchTimer);
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close(1000);
     this.onStatus("stopped");
   }
 
+  // Open and joined: intents sent now reach the server.
   get isOpen() {
-    return this.ws?.readyState === WebSocket.OPEN;
+    return this.welcomed && this.ws?.readyState === WebSocket.OPEN;
   }
 
   send(message) {
-    if (!this.isOpen) return false;
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(message));
     return true;
   }
@@ -61,36 +79,78 @@ export class Connection {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.ws = ws;
+    this.welcomed = false;
+    this.heard = performance.now();
+    this.pinged = this.heard;
+    this.watch();
     ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      this.heard = performance.now();
       this.join();
-      this.startPing();
     });
     ws.addEventListener("message", (event) => {
+      if (this.ws !== ws) return;
+      this.heard = performance.now();
       let message;
       try {
         message = JSON.parse(event.data);
       } catch {
         return;
       }
-      if (message.t === "pong") {
-        clearTimeout(this.pongTimer);
-        return;
-      }
-      if (message.t === "welcome") {
+      if (message.t === "pong") return;
+      if (message.t === "welcome" && !this.welcomed) {
+        this.welcomed = true;
         this.failures = 0;
         this.onStatus("open");
       }
-      if (message.t === "state") this.version = message.version;
+      if (message.t === "state") {
+        this.version = message.version;
+        if (this.awaited !== null && message.version >= this.awaited) this.awaitState(null);
+      }
+      if (message.t === "ack" && message.version >= 0 && !(this.version >= message.version)) {
+        this.awaitState(message.version);
+      }
       this.onMessage(message);
     });
     // "error" is always followed by "close"; reconnecting is decided there.
     ws.addEventListener("close", () => {
-      if (this.ws !== ws) return;
-      this.clearPing();
-      this.ws = null;
-      if (this.stopped) return;
-      this.scheduleRetry();
+      if (this.ws !== ws) return; // already dropped
+      this.lost();
     });
+  }
+
+  // Give up on the current socket now: tell the page at once and try again. The old socket's
+  // close handshake may never finish on a dead link, so it is not waited for.
+  drop(why) {
+    const ws = this.ws;
+    if (!ws || this.stopped) return;
+    this.ws = null;
+    try {
+      ws.close(4000, why);
+    } catch {
+      /* already closing */
+    }
+    this.lost();
+  }
+
+  // Wait for the state of an acked version (null: stop waiting); rejoin if it does not come.
+  awaitState(version) {
+    clearTimeout(this.awaitTimer);
+    this.awaited = version;
+    if (version === null) return;
+    this.awaitTimer = setTimeout(() => {
+      this.awaited = null;
+      if (this.isOpen) this.join();
+    }, ACKED_STATE_MS);
+  }
+
+  lost() {
+    this.awaitState(null);
+    this.ws = null;
+    this.welcomed = false;
+    clearInterval(this.watchTimer);
+    if (this.stopped) return;
+    this.scheduleRetry();
   }
 
   // Join (or join again, e.g. after the name changed): the seat token, the last version seen,
@@ -102,10 +162,11 @@ export class Connection {
 
   scheduleRetry() {
     this.failures += 1;
-    // 0.5 s, 1 s, 2 s, … up to 10 s, with jitter so a restarted server is not hit all at once.
+    // 0.5 s, 1 s, 2 s, … up to 8 s, with jitter so a restarted server is not hit all at once.
     const base = Math.min(MAX_DELAY_MS, 500 * 2 ** (this.failures - 1));
     const delay = Math.round(base * (0.5 + Math.random() / 2));
     this.onStatus("reconnecting", delay);
+    clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.open(), delay);
   }
 
@@ -114,19 +175,22 @@ export class Connection {
     this.open();
   }
 
-  startPing() {
-    this.clearPing();
-    this.pingTimer = setInterval(() => {
-      if (!this.isOpen) return;
-      this.ws.send(JSON.stringify({ t: "ping", n: ++this.pingNo }));
-      // A silent line (a sleeping laptop, a dead proxy) does not always close by itself.
-      clearTimeout(this.pongTimer);
-      this.pongTimer = setTimeout(() => this.ws?.close(4000), PONG_WAIT_MS);
-    }, PING_MS);
-  }
-
-  clearPing() {
-    clearInterval(this.pingTimer);
-    clearTimeout(this.pongTimer);
+  // Ping while open; drop the socket when nothing has been heard for DEAD_MS (a socket still
+  // connecting counts from when it was opened).
+  watch() {
+    clearInterval(this.watchTimer);
+    this.watchTimer = setInterval(() => {
+      const ws = this.ws;
+      if (!ws) return;
+      const now = performance.now();
+      if (now - this.heard > DEAD_MS) {
+        this.drop("no answer");
+        return;
+      }
+      if (ws.readyState === WebSocket.OPEN && now - this.pinged >= PING_MS) {
+        this.pinged = now;
+        ws.send(JSON.stringify({ t: "ping", n: ++this.pingNo }));
+      }
+    }, CHECK_MS);
   }
 }

@@ -32,6 +32,8 @@ export function renderStatus(s, v) {
     else status = t("turn.side", { side: sideName(s.to_move) });
   }
   if (!seated(v) && v.welcomed) status = `${t("room.watching")} ${status}`;
+  // While the link is down nothing can be sent: say so instead of "Your turn".
+  if (!v.online && !s.outcome) status = t("turn.offline");
   $("#status").textContent = status;
   $("#last").textContent = s.last ? lastMoveSummary(s.last, sideName) : "";
   const result = resultText(s, v.sides, sideName);
@@ -72,6 +74,10 @@ function seatRole(seat, v) {
 
 export function renderSeats(s, v) {
   const wait = handoverWait(s, v);
+  const watchers = s.watchers || 0;
+  const watching = watchers
+    ? [h("li", { class: "watchers", dataset: { watchers } }, h("span", { "aria-hidden": "true" }, "👁 "), t("seat.watchers", { n: watchers }))]
+    : [];
   $("#seats").replaceChildren(
     ...s.seats.map((seat) => {
       const extra = [];
@@ -87,6 +93,7 @@ export function renderSeats(s, v) {
         h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
         extra.length ? `${text} — ${extra.join(", ")}` : text);
     }),
+    ...watching,
   );
 }
 
@@ -101,7 +108,9 @@ export function renderControls(s, v) {
   show($("#resign"), sat && !over);
   show($("#draw"), sat && !over && (friend || s.mode === "local"));
   $("#draw").disabled = offerOpen;
-  show($("#takeback"), sat && friend && !over && s.plies > 0);
+  // A takeback is asked of a person: not of the computer playing for an absent opponent.
+  const oppPerson = opponentSeat(s, v)?.holder === "person";
+  show($("#takeback"), sat && friend && !over && s.plies > 0 && oppPerson);
   $("#takeback").disabled = offerOpen;
   show($("#rematch"), sat && over);
   $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && v.sides.includes(s.offer.by);
@@ -121,11 +130,21 @@ export function renderControls(s, v) {
   dl.download = `nyumba-${s.game}-${v.room}-${s.game_no}.json`;
   const confirm = $("#resign").dataset.confirm === "1";
   $("#resign").textContent = t(confirm ? "btn.confirmResign" : "btn.resign");
+  // In a local room a draw needs nobody's answer, so it is confirmed like a resignation.
+  const confirmDraw = $("#draw").dataset.confirm === "1";
+  $("#draw").textContent = t(confirmDraw ? "btn.confirmDraw" : "btn.draw");
 }
 
+// The room's link stays available in friend rooms: first for the friend, then for anyone who
+// would like to watch.
 export function renderShare(s, v) {
   const opp = opponentSeat(s, v);
   const waiting = s.mode === "friend" && seated(v) && opp?.holder === "empty";
-  show($("#share"), waiting);
-  if (waiting) $("#share-url").value = location.href;
+  const box = $("#share");
+  show(box, s.mode === "friend" && v.welcomed);
+  box.classList.toggle("compact", !waiting);
+  $("#share-label").textContent = t(waiting ? "room.shareLabel" : "room.shareWatch");
+  show($("#share-wait"), waiting);
+  const url = location.origin + location.pathname;
+  if ($("#share-url").value !== url) $("#share-url").value = url;
 }

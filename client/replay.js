@@ -1,11 +1,13 @@
-// Stepping through a finished game. The server turns a record into the list of positions
+// Stepping through a game (finished or not), with the same move history panel as the room and
+// an autoplay. The server turns a record into the list of positions
 // (POST /api/replay), each with its board and the steps of the move that led to it; this view
 // only draws them, animating a single step forward.
 
 import { animate } from "./anim.js";
 import { settings } from "./api.js";
-import { BoardView, lastMovePits } from "./board.js";
+import { BoardView, lastMovePits, portraitQuery } from "./board.js";
 import { h } from "./dom.js";
+import { HistoryPanel } from "./history.js";
 import { known, onLangChange, t } from "./i18n.js";
 import { lastMoveSummary, resultText } from "./words.js";
 
@@ -17,6 +19,8 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
 
   const title = h("h2", {}, "");
   const where = h("p", { class: "replay-where", "aria-live": "polite" });
+  const unfinished = h("p", { class: "notice replay-unfinished" });
+  const historyBox = h("div", { class: "history-box replay-history" });
   const summary = h("p", { class: "last" });
   const result = h("p", { class: "result" });
   const boardBox = h("div", { class: "board-wrap" });
@@ -30,13 +34,41 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
     button("replay.next", () => go(index + 1, true), "replay-next"),
     button("replay.last", () => go(states.length - 1), "replay-last"),
   );
+  const auto = h("button", { type: "button", class: "secondary replay-auto", "aria-pressed": "false", onclick: () => toggleAuto() });
+  controls.append(auto);
+  let autoTimer = null;
   const close = button("replay.close", () => {
     token.cancelled = true;
+    stopAuto();
     onClose();
   }, "secondary replay-close");
-  container.replaceChildren(title, where, boardBox, summary, slider, controls, result, close);
+  const play = h("div", { class: "play" },
+    h("div", { class: "play-board" }, boardBox, summary, slider, controls),
+    historyBox);
+  container.replaceChildren(title, unfinished, where, play, result, close);
 
-  const board = new BoardView(boardBox, data.game, { flipped });
+  const board = new BoardView(boardBox, data.game, { flipped, portrait: portraitQuery().matches });
+  const history = new HistoryPanel(historyBox, { onPick: (i) => go(i) });
+  history.set(states);
+
+  // Autoplay: a step forward every so often until the end, or until stopped.
+  function toggleAuto() {
+    if (autoTimer) stopAuto();
+    else {
+      if (index >= states.length - 1) go(0);
+      autoTimer = setInterval(() => {
+        if (index >= states.length - 1 || !container.isConnected || container.hidden) stopAuto();
+        else go(index + 1, true);
+      }, settings.speed() === "off" ? 500 : 1300);
+      text();
+    }
+  }
+
+  function stopAuto() {
+    clearInterval(autoTimer);
+    autoTimer = null;
+    text();
+  }
   slider.addEventListener("input", () => go(Number(slider.value)));
   container.addEventListener("keydown", (e) => {
     if (e.target === slider) return;
@@ -54,6 +86,11 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
     const end = index === n && data.outcome ? resultText({ outcome: data.outcome, to_move: null }, [], sideName) : "";
     result.textContent = end;
     result.hidden = !end;
+    unfinished.textContent = data.outcome ? "" : t("replay.unfinished");
+    unfinished.hidden = Boolean(data.outcome);
+    auto.textContent = t(autoTimer ? "replay.stop" : "replay.auto");
+    auto.setAttribute("aria-pressed", autoTimer ? "true" : "false");
+    container.dataset.auto = autoTimer ? "1" : "0";
     for (const el of container.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
     container.dataset.index = String(index);
     container.dataset.count = String(states.length);
@@ -68,6 +105,7 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
     const from = states[index];
     index = i;
     slider.value = String(i);
+    history.select(i);
     text();
     const to = states[i];
     if (animateStep && i > 0 && from === states[i - 1] && to.last) {
@@ -81,6 +119,7 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
   }
 
   onLangChange(() => {
+    history.render();
     text();
     board.refreshLabels();
     board.showInfo();

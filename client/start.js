@@ -21,16 +21,22 @@ function drawGames() {
   const current = selectedGame()?.name ?? games[0]?.name;
   $("#games").replaceChildren(
     ...games.map((g) =>
-      h("label", { class: "choice-line game-choice" },
-        h("input", { type: "radio", name: "game", value: g.name, checked: g.name === current, onchange: drawOptions }),
-        h("span", {}, gameTitle(g))),
+      h("div", { class: "choice-line game-choice" },
+        h("label", { class: "game-label" },
+          h("input", { type: "radio", name: "game", value: g.name, checked: g.name === current, onchange: drawOptions }),
+          h("span", {}, gameTitle(g))),
+        h("a", { class: "rules-link", href: rulesUrl(g.name), dataset: { game: g.name },
+          "aria-label": t("rules.linkGame", { game: gameTitle(g) }) }, t("rules.link"))),
     ),
   );
   drawOptions();
 }
 
+const rulesUrl = (name) => `/static/rules.html?game=${encodeURIComponent(name)}`;
+
 function drawOptions() {
   const game = selectedGame();
+  if (game) $("#rules-link").href = rulesUrl(game.name);
   const options = game?.options ?? [];
   const box = $("#options");
   const old = Object.fromEntries([...box.querySelectorAll("select")].map((s) => [s.name, s.value]));

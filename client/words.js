@@ -2,11 +2,20 @@
 
 import { known, lang, t } from "./i18n.js";
 
-// "L" -> "◀ left (L)", "R+" -> "right (R) ▶ · safari …"; unknown words pass through.
-// L/R name the direction of a sowing; a namua capture comes as "kichwa-L"/"kichwa-R" (the
-// kichwa the captured seeds enter, B6), with " +" for safari.
-export function choiceWords(choice) {
+// "L" -> "↺ anticlockwise (L)", "R+" -> "↻ clockwise (R) · safari …"; unknown words pass through.
+// L/R name the direction of a sowing in the mover's own ring (B5): clockwise and anticlockwise
+// look the same on screen whichever way the board is turned, where "left" and "right" would not.
+// A namua capture comes as "kichwa-L"/"kichwa-R" (the kichwa the captured seeds enter, B6): it
+// is named by its pit (front pit 1 or 8 of the row the move starts in), with " +" for safari.
+export function choiceWords(choice, pit = null) {
   if (!choice) return "";
+  const kichwa = /^kichwa-([LR])(.*)$/.exec(choice.trim());
+  if (kichwa && pit) {
+    const words = [t(`choice.enter${kichwa[1]}`, { pit: `${pit[0]}${kichwa[1] === "L" ? 1 : 8}` })];
+    const rest = kichwa[2].trim();
+    if (rest) words.push(...rest.split(/\s+/).map((w) => (known(`choice.${w}`) ? t(`choice.${w}`) : w)));
+    return words.join(" · ");
+  }
   if (known(`choice.${choice}`)) return t(`choice.${choice}`);
   const words = [];
   let rest = choice.trim();
@@ -25,33 +34,58 @@ export function choiceWords(choice) {
 // direction) is the one that stops at the nyumba, so it says so.
 export function choiceLabels(moves) {
   const texts = moves.map((l) => l.choice || "");
-  return texts.map((c) => {
-    const words = choiceWords(c);
+  return texts.map((c, i) => {
+    const words = choiceWords(c, moves[i].pit);
     const safari = texts.includes(`${c}+`) || texts.includes(`${c} +`);
     if (!c.includes("+") && safari) return `${words} · ${t("choice.stop")}`;
     return words;
   });
 }
 
-// "Last move: South c — captured 4 · extra turn"
-export function lastMoveSummary(last, sideName) {
-  const parts = [t("last.move", { side: sideName(last.side), move: last.move })];
-  const extras = [];
+// What happened in one ply, as short phrases: captures, NYAKUA, extra turn, tax, safari, … .
+// Said from the steps the server sent; nothing is worked out from the rules.
+export function plyFacts(last, sideName) {
+  const facts = [];
   const steps = last.steps || [];
+  const ended = steps.some((s) => s.kind === "end");
   const captured = steps.filter((s) => s.kind === "capture").reduce((n, s) => n + (s.seeds || 0), 0);
-  if (captured) extras.push(t("last.captured", { n: captured }));
-  if (steps.some((s) => s.kind === "nyakua" || s.note === "nyakua")) extras.push(t("last.nyakua"));
-  if (steps.some((s) => s.kind === "extra-turn")) extras.push(t("last.extra"));
-  if (steps.some((s) => s.kind === "pass")) extras.push(t("last.pass"));
-  if (steps.some((s) => s.kind === "stage" && s.note === "mtaji")) extras.push(t("last.stage"));
-  if (steps.some((s) => s.note === "safety-stop" || s.note === "relay-limit")) extras.push(t("last.safetyStop"));
-  if (steps.some((s) => s.kind === "grand-slam")) extras.push(t("last.grandSlam"));
+  if (captured) facts.push(t("last.captured", { n: captured }));
+  if (steps.some((s) => s.kind === "tax")) facts.push(t("last.tax"));
+  if (steps.some((s) => s.kind === "relay" && s.note === "safari")) facts.push(t("last.safari"));
+  if (steps.some((s) => s.kind === "nyakua" || s.note === "nyakua")) facts.push(t("last.nyakua"));
+  // A move that ended the game earns no further turn, whatever its last seed did.
+  if (!ended && steps.some((s) => s.kind === "extra-turn")) facts.push(t("last.extra"));
+  if (steps.some((s) => s.kind === "pass")) facts.push(t("last.pass"));
+  if (steps.some((s) => s.kind === "stage" && s.note === "mtaji")) facts.push(t("last.stage"));
+  if (steps.some((s) => s.note === "safety-stop" || s.note === "relay-limit")) facts.push(t("last.safetyStop"));
+  if (steps.some((s) => s.kind === "grand-slam")) facts.push(t("last.grandSlam"));
   for (const s of steps.filter((s) => s.kind === "nyumba" && s.note === "lost")) {
-    extras.push(t("last.nyumbaLost", { side: sideName(s.player ?? last.side) }));
+    facts.push(t("last.nyumbaLost", { side: sideName(s.player ?? last.side) }));
   }
   const takasia = steps.find((s) => s.kind === "takasia");
-  if (takasia) extras.push(t("last.takasia", { pit: takasia.pit }));
-  return extras.length ? `${parts[0]} — ${extras.join(" · ")}` : parts[0];
+  if (takasia) facts.push(t("last.takasia", { pit: takasia.pit }));
+  return facts;
+}
+
+// A Bao move's laps in order: captures (×pit n), relays (→pit) and where it stopped (■pit).
+export function plyLaps(last) {
+  const out = [];
+  for (const s of last.steps || []) {
+    if (s.kind === "capture" && s.pit) out.push({ kind: "capture", text: `×${s.pit}`, n: s.seeds });
+    else if (s.kind === "relay" && s.pit) out.push({ kind: s.note === "safari" ? "safari" : "relay", text: `→${s.pit}` });
+    else if (s.kind === "stop" && s.pit) out.push({ kind: "stop", text: `■${s.pit}` });
+  }
+  return out;
+}
+
+export const listSep = () => (lang() === "ja" ? "、" : ", ");
+const factSep = () => (lang() === "ja" ? "・" : " · ");
+
+// "Last move: South c — captured 4 · extra turn"
+export function lastMoveSummary(last, sideName) {
+  const head = t("last.move", { side: sideName(last.side), move: last.move });
+  const facts = plyFacts(last, sideName);
+  return facts.length ? `${head} — ${facts.join(factSep())}` : head;
 }
 
 // The result in words: who won (or that nobody did), the score, why, and any adjudication.
@@ -59,7 +93,10 @@ export function resultText(s, sides, sideName) {
   const o = s.outcome;
   if (!o) return "";
   const parts = [];
-  if (o.winner === null || o.winner === undefined) {
+  const agreed = o.adjudication === "agreement" || o.reason === "agreement";
+  if (agreed) {
+    // "Draw by agreement." says both.
+  } else if (o.winner === null || o.winner === undefined) {
     parts.push(t(o.adjudication === "safety-stop" ? "result.noWinner" : "result.draw"));
   } else if (sides.length === 1) {
     parts.push(t(o.winner === sides[0] ? "result.you" : "result.youLose"));
@@ -70,12 +107,15 @@ export function resultText(s, sides, sideName) {
   const reason = o.adjudication === "resignation" || o.reason === "resignation" ? "resignation" : o.reason;
   if (reason === "resignation") {
     parts.push(t("reason.resignation", { side: sideName(o.winner === null ? s.to_move ?? 0 : 1 - o.winner) }));
+  } else if (agreed) {
+    parts.push(t("reason.agreement"));
   } else if (reason && reason !== o.adjudication && known(`reason.${reason}`)) {
     parts.push(t(`reason.${reason}`));
   } else if (reason && reason !== o.adjudication) {
     parts.push(t("reason.other", { reason }));
   }
-  if (o.adjudication) {
+  // A resignation or an agreed draw is already said by the reason; other rulings are named.
+  if (o.adjudication && !["resignation", "agreement"].includes(o.adjudication)) {
     const key = `adj.${o.adjudication}`;
     parts.push(t("adj.label", { adj: known(key) ? t(key) : o.adjudication }));
   }

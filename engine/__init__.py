@@ -15,10 +15,12 @@ from __future__ import annotations
 from engine.core import (
     BadNotation,
     BadOptions,
+    Choice,
     Game,
     IllegalMove,
     Outcome,
     Step,
+    Transition,
     agreed_draw,
     resigned,
 )
@@ -27,12 +29,14 @@ from engine.registry import Option, Profile, load, profiles
 __all__ = [
     "BadNotation",
     "BadOptions",
+    "Choice",
     "Game",
     "IllegalMove",
     "Option",
     "Outcome",
     "Profile",
     "Step",
+    "Transition",
     "agreed_draw",
     "load",
     "profiles",

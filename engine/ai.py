@@ -5,21 +5,17 @@
 are pure functions of their arguments: the same game, state, level and seed give the same
 move (nothing is kept between calls; every search starts with an empty table).
 
-Search per family (``engine.search`` for the sowing games, ``engine.ai_bao`` for Bao):
-
-- Kalah, Oware: alpha-beta (negamax, principal-variation windows at the root) with iterative
-  deepening, a transposition table and move ordering, on packed boards with the family's own
-  rules function. A Kalah extra turn keeps the same player (no sign flip, no depth spent)
-  and a quiescence search follows extra turns and captures past the horizon; Oware's
-  repetition rule is followed along every line searched. Evaluation: Kalah, the store
-  difference (a store past half the seeds is a win); Oware, 4 × the captured difference plus
-  the difference of seeds on each side.
-- Bao: alpha-beta with iterative deepening, transposition table and move ordering on the Bao
-  core's move simulation; evaluation: seeds owned (board and hand) weigh 4, front-row seeds
-  weigh 1. UCT with random playouts (``ai_bao.mcts``) was measured against it at about the
-  same CPU time per move and lost in every profile (``tests/bench/strength.py --bao-mcts 80``,
-  100 games each: alpha-beta scored 99 % in Kiswahili, 70 % in Kujifunza, 97 % in
-  Nakakamado A), so the levels use alpha-beta.
+One search for every family (``engine.search``): negamax alpha-beta with iterative deepening,
+principal-variation windows at the root, a transposition table and move ordering, on each
+family's own fast path (``engine.search.TREES``, chosen by ``game.family``). A Kalah extra turn
+keeps the same player (no sign flip, no depth spent) and a quiescence search follows extra turns
+and captures past the horizon; Oware's repetition rule is followed along every line searched.
+Evaluation: Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the
+captured difference plus the difference of seeds on each side; Bao, seeds owned (board and hand)
+weigh 4, front-row seeds 1. For Bao, UCT with random playouts (``tests/bench/uct.py``) was
+measured against the alpha-beta at about the same CPU time per move and lost in every profile
+(``tests/bench/strength.py --bao-mcts 80``, 100 games each: alpha-beta scored 99 % in
+Kiswahili, 70 % in Kujifunza, 97 % in Nakakamado A), so the levels use alpha-beta.
 
 Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that binds first, a
 depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
@@ -42,11 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine import ai_bao
-from engine import search as S
-from engine.bao import Bao
-from engine.kalah import Kalah
-from engine.oware import Oware
+from engine import search
 
 LEVELS = ("beginner", "intermediate", "advanced")
 
@@ -85,13 +77,10 @@ HINT: dict[str, Budget] = {
 
 def family(game: Any) -> str:
     """``"kalah"``, ``"oware"`` or ``"bao"``: the key of ``BUDGETS`` and ``HINT``."""
-    if isinstance(game, Bao):
-        return "bao"
-    if isinstance(game, Kalah):
-        return "kalah"
-    if isinstance(game, Oware):
-        return "oware"
-    raise TypeError(f"no computer player for {game!r}")
+    name: str = game.family
+    if name not in BUDGETS:
+        raise TypeError(f"no computer player for {game!r}")
+    return name
 
 
 def choose(
@@ -115,6 +104,63 @@ def hint(game: Any, state: Any, seed: int = 0, pause: Callable[[], None] | None 
     return _search(game, state, HINT[family(game)], seed, pause)[0]
 
 
+class Valuation(NamedTuple):
+    """What a search makes of a position (``valuation``)."""
+
+    move: Any  # the best move found; None when the game is over
+    value: float  # in seeds, from South's view (positive: South is ahead)
+    winner: int | None  # 0 or 1 when the search found a forced win for that side
+    depth: int  # plies searched to (0: over, forced or a single move)
+    nodes: int  # positions visited
+
+
+def valuation(
+    game: Any,
+    state: Any,
+    nodes: int,
+    seed: int = 0,
+    pause: Callable[[], None] | None = None,
+    seconds: float = 600.0,
+) -> Valuation:
+    """The value of ``state`` and its best move, searched with a budget of ``nodes`` positions
+    and no noise: the same arguments give the same answer (``seconds`` is only the safety net;
+    at 600 s it never binds in practice). A finished game is valued by its outcome; a chain
+    of forced moves (one legal move each) is followed to the first real choice. Values are in
+    seeds from South's view; a decided game's value is its final margin as far as searched.
+    This is the interface ``engine.analysis`` uses."""
+    moves = game.legal_moves(state)
+    first = moves[0] if len(moves) == 1 else None
+    for _ in range(1000):  # forced moves: follow them (a search of one move returns no value)
+        if len(moves) != 1:
+            break
+        state = game.play(state, moves[0])
+        moves = game.legal_moves(state)
+    if not moves:
+        over = game.outcome(state)
+        margin = float(over.score[0] - over.score[1]) if over and over.score else 0.0
+        winner = over.winner if over else None
+        return Valuation(first, margin, winner, 0, 0)
+    budget = Budget(nodes=nodes, seconds=seconds)
+    move, result = _search(game, state, budget, seed, pause)
+    raw = result.value
+    win = search.WIN  # one win scale for every family: WIN plus 4 x the final margin
+    mover = game.to_move(state)
+    sign = 1.0 if mover == 0 else -1.0
+    winner = None
+    if result is not None and abs(raw) >= win:
+        winner = mover if raw > 0 else 1 - mover
+        value = (abs(raw) - win) / 4 * (1 if raw > 0 else -1)
+    else:
+        value = raw / 4 if result is not None else 0.0
+    return Valuation(
+        first if first is not None else move,
+        sign * value,
+        winner,
+        result.depth if result is not None else 0,
+        result.nodes if result is not None else 0,
+    )
+
+
 def analyse(game: Any, state: Any, budget: Budget, seed: int) -> tuple[Any, Any]:
     """(move, search result with value, depth, nodes): for benches and tests."""
     return _search(game, state, budget, seed)
@@ -133,24 +179,11 @@ def _search(
             pause()
         return time.perf_counter() > deadline
 
-    rng = random.Random(seed)
-    kw: dict[str, Any] = {
-        "nodes": budget.nodes,
-        "expired": expired,
-        "max_depth": budget.depth,
-        "rng": rng,
-        "noise": budget.noise,
-    }
     if len(moves) == 1:
         return moves[0], None
-    result: Any
-    if isinstance(game, Kalah):
-        move, result = S.kalah_move(game, state, **kw)
-    elif isinstance(game, Oware):
-        move, result = S.oware_move(game, state, **kw)
-    else:
-        result = ai_bao.search(game, state, **kw)
-        move = result.move
-    if move not in moves:  # never expected: the search plays the rules' own moves
-        raise AssertionError(f"search chose {move!r}, not legal in {game.describe(state)}")
-    return move, result
+    tree = search.tree(game, state)
+    rng = random.Random(seed)
+    result = search.alphabeta(tree, budget.nodes, expired, budget.depth, rng, budget.noise)
+    if result.move not in moves:  # never expected: the search plays the rules' own moves
+        raise AssertionError(f"search chose {result.move!r}, not legal in {game.describe(state)}")
+    return result.move, result

@@ -1,8 +1,8 @@
 """The Bao core: rules B1–B20 on plain lists, with the profile as data and hooks.
 
-Rules: ``shared/rules/bao.md`` (core B1–B20; profiles K1–K6, J1–J3, N1–N9).
+Rules: ``docs/rules/bao.md`` (core B1–B20; profiles K1–K6, J1–J3, N1–N9).
 Sources: de Voogt, *Limits of the Mind* (1995); Donkers, *Zanzibar Bao Rules
-for the Computer* (2001); the seed texts named in ``bao.md``. The public,
+for the Computer* (2001); the seed texts named in ``docs/rules/bao.md``. The public,
 immutable API is ``engine.bao``; this module is its private fast path and the
 only copy of the rules.
 
@@ -277,57 +277,49 @@ def run(
                     owned[p] = False  # B15: lifted, or safari
                     if log is not None:
                         log.append(("lost", p))
-                start = pos
-                if v < 16:  # the common case, inlined: this loop is the engine's hot spot
-                    for _ in range(v):
-                        pos = (pos + d) & 15
-                        b[base + pos] += 1
-                else:
-                    pos = sow(b, base, start, d, v)
+                start, n = pos, v
+        if pending_capture:  # capture at own front pit ``pos`` (B10)
+            pending_capture = False
+            f = ob + 7 - pos
+            c = b[f]
+            if laps >= limit and sum(b[ob : ob + 8]) != c:  # B20, unless this capture wins
+                status = ENDLESS
+                break
+            b[f] = 0
+            captures += 1
+            if pos < 2:
+                d = 1
+            elif pos > 5:
+                d = -1
+            k = 0 if d == 1 else 7
+            if log is not None:
+                log.append(("capture", f, c, base + k, p))
+            q = 1 - p
+            if 7 - pos == NYUMBA and owned[q]:
+                owned[q] = False  # B15: captured
                 if log is not None:
-                    log.append(("lap", base, start, d, v))
-                continue
-        # Capture at own front pit ``pos`` (B10).
-        pending_capture = False
-        f = ob + 7 - pos
-        c = b[f]
-        if laps >= limit and sum(b[ob : ob + 8]) != c:  # B20, unless this capture wins
-            status = ENDLESS
-            break
-        b[f] = 0
-        captures += 1
-        if pos < 2:
-            d = 1
-        elif pos > 5:
-            d = -1
-        k = 0 if d == 1 else 7
-        if log is not None:
-            log.append(("capture", f, c, base + k, p))
-        q = 1 - p
-        if 7 - pos == NYUMBA and owned[q]:
-            owned[q] = False  # B15: captured
-            if log is not None:
-                log.append(("lost", q))
-        if not namua and rules.mtaji_capture_ends != "none":  # K4, N4
-            for who in (p, q) if rules.mtaji_capture_ends == "both" else (p,):
-                if owned[who]:
-                    owned[who] = False
-                    if log is not None:
-                        log.append(("lost", who))
-        if b[ob : ob + 8] == EMPTY_ROW:  # B13
-            if log is not None:
-                log.append(("end", p, c))
-            return Summary(WON, pos, captures, laps, choice, c, placed, kind, namua)
-        laps += 1
-        start = pos = (k - d) & 15  # captured seeds are sown starting in the kichwa (B7)
-        if c < 16:
-            for _ in range(c):
+                    log.append(("lost", q))
+            if not namua and rules.mtaji_capture_ends != "none":  # K4, N4
+                for who in (p, q) if rules.mtaji_capture_ends == "both" else (p,):
+                    if owned[who]:
+                        owned[who] = False
+                        if log is not None:
+                            log.append(("lost", who))
+            if b[ob : ob + 8] == EMPTY_ROW:  # B13
+                if log is not None:
+                    log.append(("end", p, c))
+                return Summary(WON, pos, captures, laps, choice, c, placed, kind, namua)
+            laps += 1
+            start, n = (k - d) & 15, c  # captured seeds are sown starting in the kichwa (B7)
+        pos = start  # the lap: ``n`` seeds after ``start``, a relay's or captured ones
+        if n < 16:  # the common case, inlined: this loop is the engine's hot spot
+            for _ in range(n):
                 pos = (pos + d) & 15
                 b[base + pos] += 1
         else:
-            pos = sow(b, base, start, d, c)
+            pos = sow(b, base, start, d, n)
         if log is not None:
-            log.append(("lap", base, start, d, c))
+            log.append(("lap", base, start, d, n))
     if log is not None:
         log.append(("stop", base + pos, status))
     return Summary(status, pos, captures, laps, choice, 0, placed, kind, namua)

@@ -12,6 +12,13 @@ stateless object whose methods take and return immutable states::
     game.describe(state) -> str ; game.position(text) -> state
     game.steps(state, move) -> tuple[Step, ...]
     game.board(state) -> dict                 # what a client draws
+    game.apply(state, move) -> Transition     # all of the above for one move, in one pass
+    game.choices(state) -> tuple[Choice, ...] # the legal moves as a player picks them
+    game.origin(move, state) -> (pit, choice) # the pit clicked for a move, and what tells it apart
+
+``apply`` is what a server calls once per move: the position after, the move's steps, its
+notation, the outcome, whose turn it is and the legal moves that follow, with the sowing run
+once. ``play`` is the same rules without the steps, for playouts and tests.
 
 Moves are small hashable, orderable values; their text (``notation``) is what
 crosses the wire. States are frozen msgspec Structs (``game.state_type``), so
@@ -75,6 +82,34 @@ class Step(msgspec.Struct, frozen=True, omit_defaults=True):
     note: str | None = None
 
 
+class Choice(msgspec.Struct, frozen=True):
+    """A legal move as a player picks it: its notation (``move``), the pit a player clicks
+    (None for a pass) and the words that tell it from other moves from that pit (``choice``:
+    a direction, a kichwa, ``+`` for safari …; empty when the pit says it all)."""
+
+    move: str
+    pit: str | None
+    choice: str
+
+
+class Transition(msgspec.Struct, frozen=True):
+    """Everything one legal move did, from ``game.apply(state, move)``.
+
+    ``after`` is the new state (``game.play`` gives the same), ``steps`` its animation
+    (``game.steps``), ``notation`` the move's text, ``to_move`` the player to move in
+    ``after``, ``outcome`` ``game.outcome(after)`` and ``choices`` ``game.choices(after)``
+    (empty exactly when the game is over).
+    """
+
+    move: Any
+    notation: str
+    steps: tuple[Step, ...]
+    after: Any
+    to_move: int
+    outcome: Outcome | None
+    choices: tuple[Choice, ...]
+
+
 def resigned(loser: int) -> Outcome:
     """The outcome of ``loser`` resigning (rules K10, O12)."""
     return Outcome(winner=1 - loser, reason="resignation", adjudication="resignation")
@@ -89,6 +124,7 @@ class Game(Protocol):
     """What ``engine.load`` returns. See the module docstring."""
 
     profile: str
+    family: str  # "kalah", "oware" or "bao": the rules machinery a profile is played with
     options: dict[str, Any]
     state_type: type
 
@@ -103,3 +139,6 @@ class Game(Protocol):
     def position(self, text: str) -> Any: ...
     def steps(self, state: Any, move: Any) -> tuple[Step, ...]: ...
     def board(self, state: Any) -> dict[str, Any]: ...
+    def apply(self, state: Any, move: Any) -> Transition: ...
+    def choices(self, state: Any) -> tuple[Choice, ...]: ...
+    def origin(self, move: Any, state: Any | None = None) -> tuple[str | None, str]: ...

@@ -1,7 +1,7 @@
-"""Kalah — profile ``kalah``, rules K1–K10 of ``shared/rules/kalah.md``.
+"""Kalah — profile ``kalah``, rules K1–K10 of ``docs/rules/kalah.md``.
 
 Sources: seed ``001_fe9e11a67b869c08.txt`` (a Japanese play page for Kalah), restated and
-numbered in ``shared/rules/kalah.md``, which decides. Option ``empty_capture`` follows Irving,
+numbered in ``docs/rules/kalah.md``, which decides. Option ``empty_capture`` follows Irving,
 Donkers & Uiterwijk, "Solving Kalah" (2000).
 
 - K1/K2: South (0, moves first) and North (1), six pits and a store each; ``seeds`` (3–6,
@@ -41,15 +41,14 @@ with ``note="side-empty"``.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from engine import _sowing as sw
-from engine.core import BadNotation, IllegalMove, Outcome, Step
+from engine import sowing as sw
+from engine.core import BadNotation, Outcome, Step
 
 RING = tuple(range(6)) + tuple(range(7, 13))  # move k -> ring field
 MOVE_OF = {r: k for k, r in enumerate(RING)}
@@ -57,6 +56,7 @@ STORE = (6, 13)
 NAMES = tuple(sw.PIT_NAMES[:6]) + ("store0",) + tuple(sw.PIT_NAMES[6:]) + ("store1",)
 SH = tuple(sw.shift(k) for k in range(14))
 SOUTH, NORTH = sw.mask(range(6)), sw.mask(range(7, 13))  # each side's pits
+PITS = (tuple(range(6)), tuple(range(7, 13)))  # each side's ring pits
 MINE = tuple(tuple(r in RING[6 * p : 6 * p + 6] for r in range(14)) for p in (0, 1))
 TABLES = sw.SowingTables(14, RING, lambda i, j: j == STORE[1 - (i > 6)], max_seeds=72)
 SEQ = TABLES.seq
@@ -75,7 +75,12 @@ MOVES = [
 ]
 
 
-def _play(b: int, i: int, empty_capture: bool = False, trace: list[Step] | None = None) -> int:
+# -- the rules on a packed board: the one copy, and the fast path ``engine.search`` uses ----
+
+
+def play_packed(
+    b: int, i: int, empty_capture: bool = False, trace: list[Step] | None = None
+) -> int:
     """Sow ring pit ``i`` of packed board ``b`` for the player to move (K4–K8).
 
     The caller guarantees the pit is the mover's and non-empty. With ``trace`` a list, the
@@ -122,7 +127,7 @@ def _finish(b: int, trace: list[Step] | None) -> int:
     return b | sw.OVER
 
 
-def _random_playout(
+def random_playout_packed(
     b: int,
     empty_capture: bool,
     rand: Callable[[], float],
@@ -141,12 +146,18 @@ def _random_playout(
             i = base + int(rand() * 6)
         if record is not None:
             record.append(MOVE_OF[i])
-        b = _play(b, i, empty_capture)
+        b = play_packed(b, i, empty_capture)
         plies += 1
     return b, plies
 
 
-class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+def pack(state: KalahState) -> int:
+    """The packed board of a state (``sowing`` module docstring)."""
+    p, (s0, s1) = state.pits, state.stores
+    return int.from_bytes(bytes((state.to_move, *p[:6], s0, *p[6:], s1)), "little")
+
+
+class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=True):
     """A Kalah position: ``pits`` a–f then A–F, ``stores`` (South, North), player to move."""
 
     pits: tuple[int, ...]
@@ -154,149 +165,83 @@ class KalahState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     to_move: int
 
 
-_POSITION = re.compile(r"^((?:\S+\s+){6})\[(\S+)\]\s+((?:\S+\s+){6})\[(\S+)\]\s+(\S+)$")
+_POSITION = re.compile(
+    r"^(?P<south>(?:\S+\s+){6})\[(?P<s0>\S+)\]\s+"
+    r"(?P<north>(?:\S+\s+){6})\[(?P<s1>\S+)\]\s+(?P<who>\S+)$"
+)
 
 
-class Kalah:
+class Kalah(sw.SowingGame):
     """The game object ``engine.load("kalah", …)`` returns; see ``engine.core``."""
 
+    title = "Kalah"
     state_type = KalahState
+    trays = STORE
 
     def __init__(self, profile: str, options: dict[str, Any]) -> None:
-        self.profile = profile
-        self.options = dict(options)
+        super().__init__(profile, options)
         self.seeds: int = options["seeds"]
         self.empty_capture: bool = options["empty_capture"]
         self.total = 12 * self.seeds
 
-    def __repr__(self) -> str:
-        return f"<Kalah {self.options}>"
-
-    # -- values -------------------------------------------------------------------------
     def start(self) -> KalahState:
         return KalahState((self.seeds,) * 12, (0, 0), 0)
 
-    def to_move(self, state: KalahState) -> int:
-        return state.to_move
-
-    def legal_moves(self, state: KalahState) -> tuple[int, ...]:
-        if self._over(state):
-            return ()
-        side = range(6 * state.to_move, 6 * state.to_move + 6)
-        return tuple(k for k in side if state.pits[k])
-
-    def play(self, state: KalahState, move: int) -> KalahState:
-        self._check(state, move)
-        return self._unpack(_play(self._pack(state), RING[move], self.empty_capture))
-
-    def steps(self, state: KalahState, move: int) -> tuple[Step, ...]:
-        self._check(state, move)
-        trace: list[Step] = []
-        _play(self._pack(state), RING[move], self.empty_capture, trace)
-        return tuple(trace)
-
-    def outcome(self, state: KalahState) -> Outcome | None:
-        if not self._over(state):
-            return None
-        south, north = state.stores
-        winner = None if south == north else int(north > south)
-        return Outcome(winner=winner, reason="side-empty", score=(south, north))
-
-    def board(self, state: KalahState) -> dict[str, Any]:
-        return {
-            "pits": dict(zip(sw.PIT_NAMES, state.pits, strict=True)),
-            "stores": list(state.stores),
-        }
-
-    # -- text ---------------------------------------------------------------------------
-    def notation(self, move: int) -> str:
-        if type(move) is not int or not 0 <= move < 12:
-            raise IllegalMove(f"{move!r} is not a Kalah move")
-        return sw.PIT_NAMES[move]
-
-    def parse(self, state: KalahState, text: str) -> int:
-        if not isinstance(text, str) or len(text) != 1 or text not in sw.PIT_NAMES:
-            raise BadNotation(
-                f"{text!r} is not a Kalah move: write one pit letter, a–f (South) or A–F (North)"
-            )
-        move = sw.PIT_NAMES.index(text)
-        self._check(state, move)
-        return move
-
     def describe(self, state: KalahState) -> str:
-        south = " ".join(map(str, state.pits[:6]))
-        north = " ".join(map(str, state.pits[6:]))
+        south, north = sw.rows(state.pits)
         s0, s1 = state.stores
         return f"{south} [{s0}] {north} [{s1}] {sw.SIDE_NAMES[state.to_move]}"
 
     def position(self, text: str) -> KalahState:
-        m = _POSITION.match(text.strip()) if isinstance(text, str) else None
-        if m is None:
-            raise BadNotation(
-                f"{text!r} is not a Kalah position: write a–f [store] A–F [store] South|North, "
-                f"e.g. {self.describe(self.start())!r}"
-            )
-        south, s0, north, s1, who = m.groups()
-        pits = sw.read_counts(text, south.split() + north.split(), "pit counts")
-        stores = sw.read_counts(text, [s0, s1], "stores")
-        state = KalahState(tuple(pits), (stores[0], stores[1]), sw.read_side(text, who))
-        if sum(pits) + sum(stores) != self.total:
-            raise BadNotation(
-                f"position {text!r} holds {sum(pits) + sum(stores)} seeds, "
-                f"not {self.total} (K2, seeds={self.seeds})"
-            )
+        head = text.strip() if isinstance(text, str) else ""
+        form = "a–f [store] A–F [store] South|North"
+        pits, stores, who = self._read(text, head, _POSITION, form)
+        sw.check_total(text, pits + stores, self.total, f"K2, seeds={self.seeds}")
         if any(pits) and not (any(pits[:6]) and any(pits[6:])):
             raise BadNotation(
                 f"position {text!r} has one side empty: the game is over (K8), "
                 f"so its seeds belong in the stores"
             )
-        return state
+        return KalahState(tuple(pits), (stores[0], stores[1]), who)
 
-    # -- fast path (bench, computer player) ---------------------------------------------
-    def _random_playout(
-        self,
-        state: KalahState | None = None,
-        rand: Callable[[], float] = random.random,
-        record: list[int] | None = None,
-    ) -> tuple[int | None, int]:
-        """A uniformly random playout from ``state`` (default: the start).
+    # -- the public API over the packed rules ---------------------------------------------
+    def _cache(self, state: KalahState) -> dict[str, Any]:
+        d = state.__dict__
+        if "b" not in d:
+            b = pack(state)
+            if not b & SOUTH or not b & NORTH:  # K8
+                b |= sw.OVER
+            d["b"] = b
+            d["legal"] = _legal(b)
+        return d
 
-        Returns (winner or None for a draw, plies played). ``record`` collects the moves.
-        """
-        b = self._pack(self.start() if state is None else state)
-        b, plies = _random_playout(b, self.empty_capture, rand, record)
-        south, north = b >> SH[6] & 255, b >> SH[13] & 255
-        return (None if south == north else int(north > south)), plies
+    def _next(self, state: KalahState, move: int, trace: list[Any] | None) -> KalahState:
+        b = play_packed(state.__dict__["b"], RING[move], self.empty_capture, trace)
+        data = b.to_bytes(15, "little")
+        after = KalahState(tuple(data[1:7] + data[8:14]), (data[7], data[14]), b & 1)
+        d = after.__dict__
+        d["b"] = b
+        d["legal"] = _legal(b)
+        return after
 
-    # -- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _over(state: KalahState) -> bool:
-        return not any(state.pits[:6]) or not any(state.pits[6:])
+    def _ending(self, state: KalahState) -> Outcome:
+        south, north = state.stores
+        winner = None if south == north else int(north > south)
+        return Outcome(winner=winner, reason="side-empty", score=(south, north))
 
-    @staticmethod
-    def _pack(state: KalahState) -> int:
-        p = state.pits
-        return sw.pack(p[:6] + state.stores[:1] + p[6:] + state.stores[1:], state.to_move)
+    def _playout(
+        self, state: KalahState, rand: Callable[[], float], record: list[int] | None
+    ) -> tuple[int, int]:
+        return random_playout_packed(self._cache(state)["b"], self.empty_capture, rand, record)
 
-    @staticmethod
-    def _unpack(b: int) -> KalahState:
-        f = sw.unpack(b, 14)
-        return KalahState(tuple(f[:6] + f[7:13]), (f[6], f[13]), b & 1)
 
-    def _check(self, state: KalahState, move: int) -> None:
-        if type(move) is int and move in self.legal_moves(state):
-            return
-        where = self.describe(state)
-        if type(move) is not int or not 0 <= move < 12:
-            raise IllegalMove(f"{move!r} is not a Kalah move (position {where})")
-        name = sw.PIT_NAMES[move]
-        if self._over(state):
-            why = "the game is over"
-        elif move // 6 != state.to_move:
-            why = f"pit {name} is not {sw.SIDE_NAMES[state.to_move]}'s"
-        else:
-            why = f"pit {name} is empty"
-        raise IllegalMove(f"illegal move {name} in {where}: {why}")
+def _legal(b: int) -> tuple[int, ...]:
+    """The legal moves on packed board ``b``: the mover's pits holding seeds (K4)."""
+    if b & sw.OVER:
+        return ()
+    if b & 1:
+        return sw.LEGAL[1][b.to_bytes(15, "little")[8:14].translate(sw.NONZERO)]
+    return sw.LEGAL[0][b.to_bytes(15, "little")[1:7].translate(sw.NONZERO)]
 
 
 def make(profile: str, options: dict[str, Any]) -> Kalah:

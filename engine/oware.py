@@ -1,7 +1,7 @@
-"""Oware (Abapa) — profile ``oware``, rules O1–O12 of ``shared/rules/oware.md``.
+"""Oware (Abapa) — profile ``oware``, rules O1–O12 of ``docs/rules/oware.md``.
 
 Sources: seed ``004_95e82af6703b4f80.txt`` (a Japanese teaching page for Abapa Oware), restated
-and numbered in ``shared/rules/oware.md``, which decides; O10 and O11 are its Decisions (the
+and numbered in ``docs/rules/oware.md``, which decides; O10 and O11 are its Decisions (the
 standard Abapa endings, as in OpenSpiel's ``oware``).
 
 - O1/O2: twelve pits in a ring, 4 seeds each; South (0) moves first; captured seeds leave the
@@ -43,17 +43,17 @@ by an ``end`` per non-empty pit carrying its seeds to its owner's tray.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from engine import _sowing as sw
-from engine.core import BadNotation, IllegalMove, Outcome, Step
+from engine import sowing as sw
+from engine.core import BadNotation, Outcome, Step
 
 SCORE = (12, 13)  # ring fields of the score trays
+SCORES = sw.shift(12)  # b >> SCORES: both score trays, nothing else
 NAMES = tuple(sw.PIT_NAMES) + ("store0", "store1")
 SH = tuple(sw.shift(k) for k in range(14))
 SIDE = (sw.mask(range(6)), sw.mask(range(6, 12)))
@@ -73,7 +73,7 @@ MOVES = [
 WIN = 25  # O9: more than 24
 
 
-def _moves(b: int) -> list[int]:
+def moves_packed(b: int) -> list[int]:
     """Legal moves of the player to move on packed board ``b`` (O3, O8), game not over."""
     p = b & 1
     moves = [r for r in range(6 * p, 6 * p + 6) if b >> SH[r] & 255]
@@ -84,7 +84,7 @@ def _moves(b: int) -> list[int]:
     return moves
 
 
-def _play(b: int, i: int, seen: set[int], trace: list[Step] | None = None) -> int:
+def play_packed(b: int, i: int, seen: set[int], trace: list[Step] | None = None) -> int:
     """Play legal move ``i`` on packed board ``b`` (O3–O11) and return the new board.
 
     ``seen`` holds every position since the last capture, ``b`` included; it is updated (O11).
@@ -152,7 +152,7 @@ def _finish(b: int, flag: int, reason: str, trace: list[Step] | None) -> int:
     return b | sw.OVER | flag
 
 
-def _random_playout(
+def random_playout_packed(
     b: int,
     seen: set[int],
     rand: Callable[[], float],
@@ -162,7 +162,7 @@ def _random_playout(
 
     Returns the final packed board and the number of plies. While the opponent has seeds
     every non-empty own pit is legal, so rejection sampling over the six pits is uniform;
-    otherwise O8 may restrict the choice and ``_moves`` decides.
+    otherwise O8 may restrict the choice and ``moves_packed`` decides.
     """
     plies = 0
     while not b & sw.OVER:
@@ -173,16 +173,21 @@ def _random_playout(
             while not b >> SH[i] & 255:
                 i = base + int(rand() * 6)
         else:
-            moves = _moves(b)
+            moves = moves_packed(b)
             i = moves[int(rand() * len(moves))]
         if record is not None:
             record.append(i)
-        b = _play(b, i, seen)
+        b = play_packed(b, i, seen)
         plies += 1
     return b, plies
 
 
-class OwareState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+def pack(state: OwareState) -> int:
+    """The packed board of a state (``sowing`` module docstring)."""
+    return int.from_bytes(bytes((state.to_move, *state.pits, *state.scores)), "little")
+
+
+class OwareState(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=True):
     """An Oware position.
 
     ``pits`` a–f then A–F; ``scores`` the captured seeds (South, North); ``history`` the moves
@@ -197,86 +202,26 @@ class OwareState(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     repetition: bool = False
 
 
-_POSITION = re.compile(r"^((?:\d+\s+){6})/\s+((?:\d+\s+){6})score\s+(\d+)-(\d+)\s+(\S+)$")
+_POSITION = re.compile(
+    r"^(?P<south>(?:\d+\s+){6})/\s+(?P<north>(?:\d+\s+){6})"
+    r"score\s+(?P<s0>\d+)-(?P<s1>\d+)\s+(?P<who>\S+)$"
+)
 _HISTORY = re.compile(r"^([a-fA-F])(\d+)$")
 
 
-class Oware:
+class Oware(sw.SowingGame):
     """The game object ``engine.load("oware")`` returns; see ``engine.core``."""
 
+    title = "Oware"
     state_type = OwareState
+    trays = SCORE
     total = 48
 
-    def __init__(self, profile: str, options: dict[str, Any]) -> None:
-        self.profile = profile
-        self.options = dict(options)
-
-    def __repr__(self) -> str:
-        return "<Oware>"
-
-    # -- values -------------------------------------------------------------------------
     def start(self) -> OwareState:
         return OwareState((4,) * 12, (0, 0), 0)
 
-    def to_move(self, state: OwareState) -> int:
-        return state.to_move
-
-    def legal_moves(self, state: OwareState) -> tuple[int, ...]:
-        if self._over(state):
-            return ()
-        return tuple(_moves(self._pack(state)))
-
-    def play(self, state: OwareState, move: int) -> OwareState:
-        self._check(state, move)
-        b = self._pack(state)
-        after = _play(b, move, self._seen(state))
-        if after & sw.OVER or after >> SH[12] != b >> SH[12]:  # over, or a capture (O11 resets)
-            history: tuple[tuple[int, int], ...] = ()
-        else:
-            history = state.history + ((move, state.pits[move]),)
-        return self._unpack(after, history)
-
-    def steps(self, state: OwareState, move: int) -> tuple[Step, ...]:
-        self._check(state, move)
-        trace: list[Step] = []
-        _play(self._pack(state), move, self._seen(state), trace)
-        return tuple(trace)
-
-    def outcome(self, state: OwareState) -> Outcome | None:
-        if not self._over(state):
-            return None
-        south, north = state.scores
-        winner = None if south == north else int(north > south)
-        if state.repetition:
-            return Outcome(winner, "repetition", (south, north), adjudication="repetition")
-        # O9 leaves seeds on the board (O7 spares the loser's row); O10 clears it.
-        reason = "majority" if any(state.pits) else "no-moves"
-        return Outcome(winner=winner, reason=reason, score=(south, north))
-
-    def board(self, state: OwareState) -> dict[str, Any]:
-        return {
-            "pits": dict(zip(sw.PIT_NAMES, state.pits, strict=True)),
-            "stores": list(state.scores),
-        }
-
-    # -- text ---------------------------------------------------------------------------
-    def notation(self, move: int) -> str:
-        if type(move) is not int or not 0 <= move < 12:
-            raise IllegalMove(f"{move!r} is not an Oware move")
-        return sw.PIT_NAMES[move]
-
-    def parse(self, state: OwareState, text: str) -> int:
-        if not isinstance(text, str) or len(text) != 1 or text not in sw.PIT_NAMES:
-            raise BadNotation(
-                f"{text!r} is not an Oware move: write one pit letter, a–f (South) or A–F (North)"
-            )
-        move = sw.PIT_NAMES.index(text)
-        self._check(state, move)
-        return move
-
     def describe(self, state: OwareState) -> str:
-        south = " ".join(map(str, state.pits[:6]))
-        north = " ".join(map(str, state.pits[6:]))
+        south, north = sw.rows(state.pits)
         s0, s1 = state.scores
         text = f"{south} / {north} score {s0}-{s1} {sw.SIDE_NAMES[state.to_move]}"
         if state.history:
@@ -287,15 +232,8 @@ class Oware:
 
     def position(self, text: str) -> OwareState:
         parts = [p.strip() for p in text.split(";")] if isinstance(text, str) else [""]
-        m = _POSITION.match(parts[0])
-        if m is None:
-            raise BadNotation(
-                f"{text!r} is not an Oware position: write a–f / A–F score S-N South|North, "
-                f"e.g. {self.describe(self.start())!r}"
-            )
-        south, north, s0, s1, who = m.groups()
-        pits = sw.read_counts(text, south.split() + north.split(), "pit counts")
-        scores = sw.read_counts(text, [s0, s1], "scores")
+        form = "a–f / A–F score S-N South|North"
+        pits, scores, who = self._read(text, parts[0], _POSITION, form)
         history: list[tuple[int, int]] = []
         repetition = False
         for part in parts[1:]:
@@ -310,59 +248,75 @@ class Oware:
                 repetition = True
             else:
                 raise BadNotation(f"unexpected {part!r} in Oware position {text!r}")
-        state = OwareState(
-            tuple(pits), (scores[0], scores[1]), sw.read_side(text, who), tuple(history), repetition
-        )
+        state = OwareState(tuple(pits), (scores[0], scores[1]), who, tuple(history), repetition)
         self._validate(text, state)
         return state
 
-    # -- fast path (bench, computer player) ---------------------------------------------
-    def _random_playout(
-        self,
-        state: OwareState | None = None,
-        rand: Callable[[], float] = random.random,
-        record: list[int] | None = None,
-    ) -> tuple[int | None, int]:
-        """A uniformly random playout from ``state`` (default: the start).
+    # -- the public API over the packed rules ---------------------------------------------
+    def _cache(self, state: OwareState) -> dict[str, Any]:
+        d = state.__dict__
+        if "b" not in d:
+            b = pack(state)
+            if _over(state):
+                b |= sw.OVER | (sw.REPETITION if state.repetition else 0)
+            d["b"] = b
+            d["seen"] = _seen(b, state.history)
+            d["legal"] = () if b & sw.OVER else tuple(moves_packed(b))
+        return d
 
-        Returns (winner or None for a draw, plies played). ``record`` collects the moves.
-        """
-        state = self.start() if state is None else state
-        b, plies = _random_playout(self._pack(state), self._seen(state), rand, record)
-        south, north = b >> SH[12] & 255, b >> SH[13] & 255
-        return (None if south == north else int(north > south)), plies
+    def _next(self, state: OwareState, move: int, trace: list[Any] | None) -> OwareState:
+        d = state.__dict__
+        b = d["b"]
+        seen = set(d["seen"])
+        c = play_packed(b, move, seen, trace)
+        if c & sw.OVER or c >> SCORES != b >> SCORES:  # over, or a capture (O11 resets)
+            history: tuple[tuple[int, int], ...] = ()
+        else:
+            history = state.history + ((move, state.pits[move]),)
+        data = c.to_bytes(15, "little")
+        after = OwareState(
+            tuple(data[1:13]), (data[13], data[14]), c & 1, history, bool(c & sw.REPETITION)
+        )
+        d = after.__dict__
+        d["b"] = c
+        d["seen"] = seen
+        if c & sw.OVER:
+            d["legal"] = ()
+        elif c & SIDE[1 - (c & 1)]:  # the opponent has seeds: every non-empty own pit (O3)
+            p = c & 1
+            d["legal"] = sw.LEGAL[p][data[1 + 6 * p : 7 + 6 * p].translate(sw.NONZERO)]
+        else:  # O8
+            d["legal"] = tuple(moves_packed(c))
+        return after
 
-    # -- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _over(state: OwareState) -> bool:
-        return state.repetition or max(state.scores) >= WIN or not any(state.pits)
+    def _ending(self, state: OwareState) -> Outcome:
+        south, north = state.scores
+        winner = None if south == north else int(north > south)
+        if state.repetition:
+            return Outcome(winner, "repetition", (south, north), adjudication="repetition")
+        # O9 leaves seeds on the board (O7 spares the loser's row); O10 clears it.
+        reason = "majority" if any(state.pits) else "no-moves"
+        return Outcome(winner=winner, reason=reason, score=(south, north))
 
-    @staticmethod
-    def _pack(state: OwareState) -> int:
-        return sw.pack(state.pits + state.scores, state.to_move)
+    def _playout(
+        self, state: OwareState, rand: Callable[[], float], record: list[int] | None
+    ) -> tuple[int, int]:
+        d = self._cache(state)
+        return random_playout_packed(d["b"], set(d["seen"]), rand, record)
 
-    @staticmethod
-    def _unpack(b: int, history: tuple[tuple[int, int], ...]) -> OwareState:
-        f = sw.unpack(b, 14)
-        return OwareState(tuple(f[:12]), (f[12], f[13]), b & 1, history, bool(b & sw.REPETITION))
+    def seen(self, state: OwareState) -> set[int]:
+        """Every packed board since the last capture, the current one included (O11): what
+        a search from ``state`` must avoid repeating (a copy, the caller's to change)."""
+        return set(self._cache(state)["seen"])
 
-    def _seen(self, state: OwareState) -> set[int]:
-        """Every position since the last capture, the current one included (O11)."""
-        b = self._pack(state)
-        seen = {b}
-        for move, n in reversed(state.history):
-            b = (b ^ 1) - ADD[move][n]
-            seen.add(b)
-        return seen
-
+    # -- checks ---------------------------------------------------------------------------
     def _validate(self, text: str, state: OwareState) -> None:
         """BadNotation unless ``state`` is a position the rules can reach."""
         pits, scores = state.pits, state.scores
-        if sum(pits) + sum(scores) != self.total:
-            raise BadNotation(f"position {text!r} holds {sum(pits) + sum(scores)} seeds, not 48")
+        sw.check_total(text, pits + scores, self.total, "O1")
         if state.repetition and any(pits):
             raise BadNotation(f"position {text!r}: a repetition ending clears the board (O11)")
-        over = self._over(state)
+        over = _over(state)
         mover = pits[6 * state.to_move : 6 * state.to_move + 6]
         if not over and not any(mover):
             raise BadNotation(f"position {text!r}: the player to move has no seed, so O10 ends it")
@@ -380,41 +334,37 @@ class Oware:
             for j in SEQ[move][n]:
                 earliest[j] -= 1
         first_mover = (state.to_move + len(state.history)) % 2
-        b = sw.pack(earliest + list(scores), first_mover)
+        here = pack(state)
+        ok = all(0 <= v <= sw.FIELD for v in earliest)
+        ok = ok and any(earliest[6 * first_mover : 6 * first_mover + 6])
+        b = sw.pack(earliest + list(scores), first_mover) if ok else here
         seen = {b}
-        ok = all(v >= 0 for v in earliest) and any(earliest[6 * first_mover : 6 * first_mover + 6])
         for move, n in state.history if ok else ():
-            if move not in _moves(b) or b >> SH[move] & 255 != n:
+            if move not in moves_packed(b) or b >> SH[move] & 255 != n:
                 ok = False
                 break
-            b = _play(b, move, seen)
-            ok = not b & sw.OVER and b >> SH[12] == self._pack(state) >> SH[12]
+            b = play_packed(b, move, seen)
+            ok = not b & sw.OVER and b >> SCORES == here >> SCORES
             if not ok:
                 break
-        if not ok or b != self._pack(state):
+        if not ok or b != here:
             raise BadNotation(
                 f"position {text!r}: its history is not a capture-free run of legal moves "
                 f"that ends in this position (O11)"
             )
 
-    def _check(self, state: OwareState, move: int) -> None:
-        legal = self.legal_moves(state)
-        if type(move) is int and move in legal:
-            return
-        where = self.describe(state)
-        if type(move) is not int or not 0 <= move < 12:
-            raise IllegalMove(f"{move!r} is not an Oware move (position {where})")
-        name = sw.PIT_NAMES[move]
-        if self._over(state):
-            why = "the game is over"
-        elif move // 6 != state.to_move:
-            why = f"pit {name} is not {sw.SIDE_NAMES[state.to_move]}'s"
-        elif not state.pits[move]:
-            why = f"pit {name} is empty"
-        else:
-            feeding = ", ".join(sw.PIT_NAMES[m] for m in legal)
-            why = f"the opponent's row is empty and {feeding} would feed it (O8)"
-        raise IllegalMove(f"illegal move {name} in {where}: {why}")
+
+def _over(state: OwareState) -> bool:
+    return state.repetition or max(state.scores) >= WIN or not any(state.pits)
+
+
+def _seen(b: int, history: tuple[tuple[int, int], ...]) -> set[int]:
+    """Every board since the last capture, ``b`` included, from the history (O11)."""
+    seen = {b}
+    for move, n in reversed(history):
+        b = (b ^ 1) - ADD[move][n]
+        seen.add(b)
+    return seen
 
 
 def make(profile: str, options: dict[str, Any]) -> Oware:

@@ -1,7 +1,9 @@
 """The named profiles and their options.
 
-A profile is data: the family module that plays it, a title, and its options
-with defaults and allowed values. ``load`` checks options here, once, so a
+A profile is data: its title, its *family* (``kalah``, ``oware`` or ``bao``: the rules
+machinery it is played with, which also keys the computer player's budgets and a client's board
+layout), the *module* under ``engine/`` that builds its game, and its options with defaults and
+allowed values. ``load`` checks options here, once, so a
 family's constructor receives only valid values.
 """
 
@@ -26,7 +28,8 @@ class Option(msgspec.Struct, frozen=True):
 class Profile(msgspec.Struct, frozen=True):
     name: str
     title: str
-    family: str  # module under engine/ that implements it
+    family: str  # "kalah", "oware" or "bao"
+    module: str  # module under engine/ whose make() builds the game
     options: tuple[Option, ...] = ()
 
 
@@ -36,6 +39,7 @@ _PROFILES: dict[str, Profile] = {
         Profile(
             "kalah",
             "Kalah",
+            "kalah",
             "kalah",
             (
                 Option("seeds", 4, (3, 4, 5, 6), "Seeds per pit at the start (K2)"),
@@ -47,10 +51,11 @@ _PROFILES: dict[str, Profile] = {
                 ),
             ),
         ),
-        Profile("oware", "Oware (Abapa)", "oware"),
+        Profile("oware", "Oware (Abapa)", "oware", "oware"),
         Profile(
             "bao-kiswahili",
             "Bao la Kiswahili",
+            "bao",
             "bao",
             (Option("takasia", True, (False, True), "Takasia blocks a threatened pit (K5)"),),
         ),
@@ -58,10 +63,11 @@ _PROFILES: dict[str, Profile] = {
             "bao-kujifunza",
             "Bao la Kujifunza",
             "bao",
+            "bao",
             (Option("takasia", False, (False, True), "Takasia blocks a threatened pit (J2, K5)"),),
         ),
-        # N1: no takasia, so no option; the family module is the Bao core with the N rules.
-        Profile("bao-nakakamado-a", "Bao Nakakamado (NYAKUA proposal A)", "bao_nakakamado"),
+        # N1: no takasia, so no option; its module is the Bao core with the N rules.
+        Profile("bao-nakakamado-a", "Bao Nakakamado (NYAKUA proposal A)", "bao", "bao_nakakamado"),
     )
 }
 
@@ -69,6 +75,14 @@ _PROFILES: dict[str, Profile] = {
 def register(profile: Profile) -> None:
     """Add a profile (used by families that land later, and by tests)."""
     _PROFILES[profile.name] = profile
+
+
+def find(name: str) -> Profile:
+    """The profile called ``name``; BadOptions if there is none."""
+    spec = _PROFILES.get(name)
+    if spec is None:
+        raise BadOptions(f"unknown game {name!r}; known: {', '.join(_PROFILES)}")
+    return spec
 
 
 def profiles() -> tuple[Profile, ...]:
@@ -82,9 +96,7 @@ def load(profile: str, **options: Any) -> Game:
     Raises BadOptions for an unknown profile, an unknown option or a value
     outside the option's choices.
     """
-    spec = _PROFILES.get(profile)
-    if spec is None:
-        raise BadOptions(f"unknown game {profile!r}; known: {', '.join(_PROFILES)}")
+    spec = find(profile)
     known = {o.name: o for o in spec.options}
     for name, value in options.items():
         opt = known.get(name)
@@ -100,6 +112,6 @@ def load(profile: str, **options: Any) -> Game:
 @cache
 def _make(profile: str, items: tuple[tuple[str, Any], ...]) -> Game:
     spec = _PROFILES[profile]
-    module = importlib.import_module(f"engine.{spec.family}")
+    module = importlib.import_module(f"engine.{spec.module}")
     game: Game = module.make(profile, dict(items))
     return game

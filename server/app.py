@@ -19,8 +19,10 @@ WebSocket
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import os
 import secrets
 from typing import Any, Literal
 
@@ -38,9 +40,10 @@ from server import health as H
 from server import httpguard, metrics
 from server import protocol as P
 from server import rooms as R
+from server.addrcap import AddressCap
 from server.config import Settings
 from server.httpguard import problem as _problem
-from server.node import Conn, Node, now_ms
+from server.node import Conn, Node
 from server.offload import Busy, Offload, record_job, replay_view_job
 from server.store import Store
 
@@ -122,15 +125,19 @@ def create_app(settings: Settings) -> Starlette:
             connect_timeout=settings.store_connect_timeout_ms / 1000,
             command_timeout=settings.store_timeout_ms / 1000,
         )
+        await store.start()  # a Cluster is found out here
         node = Node(settings, store)
         await node.start()
         state["node"] = node
         metrics.rooms_from(lambda: len(node.local))
-        offload = state["offload"] = Offload(settings.replay_workers)
+        offload = state["offload"] = node.offload = Offload(settings.replay_workers)
         offload.warm()
+        cap = state["addrcap"] = AddressCap(store, settings.sockets_per_address)
+        renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
         try:
             yield
         finally:
+            renewing.cancel()
             offload.close()
             health.store.close()
             await node.stop()
@@ -153,7 +160,11 @@ def create_app(settings: Settings) -> Starlette:
 
         return serve
 
-    health = H.Health(lambda: node().store.ping(), lambda: node().node_id)
+    # worker and pid in /healthz: which process answered (server/workers.py; tests kill one)
+    health = H.Health(
+        lambda: node().store.ping(),
+        lambda: {"node": node().node_id, "worker": settings.worker, "pid": os.getpid()},
+    )
 
     async def games(request: Request) -> Response:
         return JSONResponse(msgspec.to_builtins(list(engine.profiles())))
@@ -165,13 +176,7 @@ def create_app(settings: Settings) -> Starlette:
         """Rooms created by this client address this minute, counted in the
         store so every node enforces one budget."""
         address = _address(request)
-        minute = now_ms() // 60_000
-        key = f"{settings.key_prefix}quota:rooms:{address}:{minute}"
-        redis = node().store.redis
-        async with redis.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, 120)
-            count, _ = await pipe.execute()
+        count = await node().store.count_room_creation(address, node().now() // 60_000)
         return count > settings.rooms_per_minute
 
     async def create_room(request: Request) -> Response:
@@ -193,7 +198,7 @@ def create_app(settings: Settings) -> Starlette:
         room_id = secrets.token_urlsafe(12)  # 96 random bits
         try:
             room, token, sides = R.create(
-                room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, now_ms()
+                room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, node().now()
             )
         except engine.BadOptions as exc:
             return _problem(400, "bad-game", str(exc))
@@ -260,13 +265,37 @@ def create_app(settings: Settings) -> Starlette:
         if not origin_allowed(ws):
             await ws.close(code=1008)  # before accept: the upgrade is refused with 403
             return
-        await ws.accept()
+        address = ws.client.host if ws.client else "unknown"
         conn = Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
+        conn.address = address
+        cap: AddressCap = state["addrcap"]
+        if not await cap.admit(address, conn.id):
+            await ws.close(code=1008)  # over the address's socket cap: 403, never accepted
+            return
+        try:
+            await _serve_socket(ws, conn)
+        finally:
+            await cap.release(address, conn.id)
+
+    async def _serve_socket(ws: WebSocket, conn: Conn) -> None:
+        # The node that serves this socket (server/workers.py: one of several on the port).
+        await ws.accept(headers=[(b"x-nyumba-node", node().node_id.encode())])
         n = node()
         metrics.SOCKETS.inc()
+        join_by = asyncio.get_running_loop().time() + settings.join_deadline_ms / 1000
         try:
             while not conn.closing:
-                message = await ws.receive()
+                if conn.room is None:  # a socket that never joins does not keep its slot
+                    left = join_by - asyncio.get_running_loop().time()
+                    try:
+                        message = await asyncio.wait_for(ws.receive(), max(0.0, left))
+                    except TimeoutError:
+                        conn.send_msg(P.error("not-joined", "Join a room first; closing."))
+                        await conn.flushed()
+                        await ws.close(code=1008, reason="no join")
+                        break
+                else:
+                    message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 data = message.get("text")

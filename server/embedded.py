@@ -247,9 +247,9 @@ def _exit_crash_loop() -> None:
 
 
 @contextlib.contextmanager
-def embedded_valkey(data_dir: Path) -> Iterator[str]:
-    """A started embedded Valkey's URL for the ``with`` block."""
-    store = EmbeddedValkey(data_dir).start()
+def embedded_valkey(data_dir: Path, fsync: str = "everysec") -> Iterator[str]:
+    """A started embedded Valkey's URL for the ``with`` block (``fsync``: its appendfsync)."""
+    store = EmbeddedValkey(data_dir, fsync=fsync).start()
     try:
         yield store.url
     finally:

@@ -90,9 +90,9 @@ STORE = StoreEpisodes()  # one node per process: its store's outages, wherever t
 
 
 class Health:
-    def __init__(self, ping: Callable[[], Awaitable[Any]], node_id: Callable[[], str]):
+    def __init__(self, ping: Callable[[], Awaitable[Any]], identity: Callable[[], dict[str, Any]]):
         self.ping = ping
-        self.node_id = node_id
+        self.identity = identity  # which node (and process) answered
         self.draining = False
         self.store = STORE
         self.store.watch(ping)
@@ -126,7 +126,7 @@ class Health:
         why = await self._store_answers()
         if why is not None:
             return _problem(503, "store-down", why)
-        return JSONResponse({"ok": True, "node": self.node_id(), "version": __version__})
+        return JSONResponse({"ok": True, **self.identity(), "version": __version__})
 
 
 def _problem(status: int, code: str, message: str) -> JSONResponse:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 
@@ -26,11 +27,16 @@ from starlette.responses import JSONResponse
 
 log = logging.getLogger("nyumba.http")
 
+BODY_TIMEOUT_S = 15.0  # a body must arrive within this (a trickle holds a worker of the loop)
 EXCERPT = 80  # characters of a client's input an error message may quote
 MESSAGE = 300  # characters an error message may have in all
 
 # What a cross-site page can POST without a CORS preflight (the "CORS-safelisted" types).
 FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
+
+
+class TooSlow(Exception):
+    pass
 
 
 class TooLarge(Exception):
@@ -63,11 +69,15 @@ async def read_body(request: Request, limit: int) -> bytes:
             pass  # the server's HTTP parser has already refused a malformed length
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(limit)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise TooLarge(limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise TooSlow() from None
     return b"".join(chunks)
 
 
@@ -119,6 +129,11 @@ class Problems:
             if started:
                 raise
             response = problem(413, "too-large", f"The body may be at most {exc.limit} bytes.")
+            await response(scope, receive, send)
+        except TooSlow:
+            if started:
+                raise
+            response = problem(408, "too-slow", f"The body took over {BODY_TIMEOUT_S:.0f} s.")
             await response(scope, receive, send)
         except Exception:
             if started:

@@ -23,12 +23,23 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server import collector, health, metrics
+from server import collector, health, metrics, resync
 from server import protocol as P
 from server import rooms as R
-from server.computer import HINT, Computer
+from server.computer import Busy as ComputerBusy
+from server.computer import Computer
+from server.computer_link import RemoteComputer
 from server.config import Settings
-from server.store import Notice, Store, decode_notice, encode_notice, presence_by_side
+from server.offload import Busy as OffloadBusy
+from server.offload import Offload, undo_job
+from server.store import (
+    Notice,
+    Store,
+    decode_notice,
+    encode_notice,
+    presence_by_side,
+    watchers,
+)
 
 log = logging.getLogger("nyumba.node")
 
@@ -38,6 +49,10 @@ TICK_BATCH = 50  # rooms refreshed per store round trip
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+class _Moved(Exception):
+    """The room changed after an off-loop computation started from it."""
 
 
 class AlreadyApplied(Exception):
@@ -71,6 +86,8 @@ class Conn:
         "closing",
         "window_start",
         "window_count",
+        "window_pings",
+        "address",
     )
 
     def __init__(
@@ -89,6 +106,10 @@ class Conn:
         self.closing = False
         self.window_start = 0.0
         self.window_count = 0
+        self.window_pings = 0
+        self.address = (
+            "unknown"  # the client's address (behind a trusted proxy, its X-Forwarded-For)
+        )
 
     @property
     def who(self) -> str:
@@ -179,7 +200,13 @@ class Node:
         self.settings = settings
         self.store = store
         self.node_id = uuid.uuid4().hex[:12]
-        self.computer = Computer(settings.computer_workers)
+        if settings.worker is not None:  # under --workers: say which (server/workers.py)
+            self.node_id = f"w{settings.worker}-{self.node_id[:8]}"
+        self.computer: Computer | RemoteComputer
+        if settings.computer_fd is not None:  # the supervisor's computer, shared by its workers
+            self.computer = RemoteComputer(settings.computer_fd)
+        else:
+            self.computer = Computer(settings.computer_workers)
         self.local: dict[str, set[Conn]] = {}  # room -> its connections on this node
         self.created: dict[str, int] = {}  # room -> created ms (for expiry)
         self.last_rev: dict[str, int] = {}  # room -> newest revision forwarded
@@ -188,14 +215,21 @@ class Node:
         self.cache: dict[str, tuple[R.Room, list]] = {}  # room -> (room, presence entries)
         self.thinking: set[str] = set()  # rooms whose computer seat a task is playing
         self.recheck: set[str] = set()  # ... and whose turn came again meanwhile
-        self.pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
+        self.pubsub = store.pubsub()
+        if isinstance(self.pubsub, resync.ResubscribingPubSub):  # (a Cluster's resyncs itself)
+            self.pubsub.on_resubscribed = self._resync_all
         self._tasks: list[asyncio.Task] = []
         self._rebuilds: set[str] = set()
         self._ticks = 0
+        self.offload: Offload | None = None  # the replay pool, set by the app
+        self.clock_offset_ms = 0  # the store's clock minus this node's (sync_clock)
+        self._address_window: dict[str, list] = {}  # address -> [window start, messages]
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
-        await self.pubsub.subscribe(f"{self.store.prefix}node:{self.node_id}")
+        with contextlib.suppress(RedisError):
+            await self.sync_clock()
+        await self.pubsub.subscribe(self.store.node_channel(self.node_id))
         collector.configure()
         self._tasks = [
             asyncio.create_task(self._listen(), name="pubsub"),
@@ -214,9 +248,27 @@ class Node:
             await self.pubsub.aclose()
         self.computer.close()
 
+    # the clock -----------------------------------------------------------------
+    def now(self) -> int:
+        """Milliseconds by the store's clock (``TIME``), as this node reckons it.
+
+        Presence expiries, absence windows, hand-overs and room expiry are
+        compared across nodes, so they are judged on one clock: a node whose
+        own clock was 180 s ahead let its player hand over a *connected*
+        opponent's seat (issue 16). Each node measures its offset from the
+        store's clock at start and every tick."""
+        return now_ms() + self.clock_offset_ms
+
+    async def sync_clock(self) -> None:
+        before = time.time()
+        seconds, micros = await self.store.redis.time()
+        after = time.time()
+        store_ms = int(seconds) * 1000 + int(micros) // 1000
+        self.clock_offset_ms = store_ms - int((before + after) * 500)
+
     # expiry ------------------------------------------------------------------
     def expire_at(self, created_ms: int, now: int | None = None) -> int:
-        now = now_ms() if now is None else now
+        now = self.now() if now is None else now
         return min(created_ms + self.settings.room_ttl_ms, now + self.settings.idle_ttl_ms)
 
     # the one write path ------------------------------------------------------
@@ -238,7 +290,7 @@ class Node:
                 if data is None:
                     raise R.Refused("no-room")
                 room = R.decode_room(data)
-            now = now_ms()
+            now = self.now()
             presence = presence_by_side(members, now)
             try:
                 new = change(room, presence, now)
@@ -248,7 +300,9 @@ class Node:
                 continue  # judged on the cache: judge again on the store's copy
             if new is None or new is room:
                 return room
-            message = R.state_message(new, presence, now, self.settings.absent_ms)
+            message = R.state_message(
+                new, presence, now, self.settings.absent_ms, watchers(members, now)
+            )
             notice = encode_notice(
                 Notice(
                     new.rev,
@@ -291,9 +345,12 @@ class Node:
             return None
         room = R.decode_room(data)
         self._cache_put(room, members)
-        now = now_ms()
+        now = self.now()
         presence = presence_by_side(members, now)
-        return room, R.state_message(room, presence, now, self.settings.absent_ms), presence
+        message = R.state_message(
+            room, presence, now, self.settings.absent_ms, watchers(members, now)
+        )
+        return room, message, presence
 
     # creation ----------------------------------------------------------------
     async def create_room(self, room: R.Room) -> bool:
@@ -313,7 +370,7 @@ class Node:
             await self.pubsub.subscribe(self.store.channel(room.id))
         conns.add(conn)
         self.created[room.id] = room.created_ms
-        now = now_ms()
+        now = self.now()
         await self.store.touch(
             room.id,
             conn.members(now + self.settings.presence_ttl_ms),
@@ -343,17 +400,35 @@ class Node:
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.channel(room_id))
         with contextlib.suppress(Exception):
-            now = now_ms()
+            now = self.now()
             # Mark the presence as ended now (kept as "last seen" for the absence timer).
             await self.store.end_presence(room_id, conn.members(now))
             await self.store.publish(room_id, encode_notice(Notice(0, "P")))
 
     # messages ----------------------------------------------------------------
-    def _over_rate(self, conn: Conn) -> bool:
-        """Count one message against the socket's window (fixed windows)."""
+    def _over_rate(self, conn: Conn, ping: bool = False) -> bool:
+        """Count one message against the socket's window and its address's (fixed
+        windows). Pings count too, against a small allowance of their own: a
+        browser pings every few seconds, and two sockets pinging as fast as they
+        could (24,000 pongs/s, measured on main when pings were exempt) took
+        another room's p99 move round trip from 4.5 ms to 2.4 s."""
         now = time.monotonic()
-        if now - conn.window_start >= self.settings.rate_window_ms / 1000:
-            conn.window_start, conn.window_count = now, 0
+        window = self.settings.rate_window_ms / 1000
+        if now - conn.window_start >= window:
+            conn.window_start, conn.window_count, conn.window_pings = now, 0, 0
+        spent = self._address_window.get(conn.address)
+        if spent is None or now - spent[0] >= window:
+            if len(self._address_window) > 4096:  # forget ended windows now and then
+                self._address_window = {
+                    a: w for a, w in self._address_window.items() if now - w[0] < window
+                }
+            spent = self._address_window[conn.address] = [now, 0]
+        spent[1] += 1
+        if spent[1] > self.settings.rate_messages_per_address:
+            return True
+        if ping:
+            conn.window_pings += 1
+            return conn.window_pings > self.settings.rate_pings
         conn.window_count += 1
         # One connection holding both seats (a local room) plays for two people.
         return conn.window_count > self.settings.rate_messages * max(1, len(conn.sides))
@@ -374,7 +449,7 @@ class Node:
                 return False
             conn.send_msg(P.error("bad-json"))
             return True
-        if not isinstance(msg, P.Ping) and self._over_rate(conn):
+        if self._over_rate(conn, isinstance(msg, P.Ping)):
             return False
         intent = getattr(msg, "id", None)
         started, result = time.perf_counter(), "ok"
@@ -422,7 +497,7 @@ class Node:
         elif isinstance(msg, P.Resign):
             await self.mutate(conn.room, lambda r, p, n: R.resign(r, sides))
         elif isinstance(msg, P.Undo):
-            await self.mutate(conn.room, lambda r, p, n: R.undo(r, sides, msg.version))
+            await self._undo(conn, msg)
         elif isinstance(msg, P.Offer):
             events: list = []
 
@@ -453,6 +528,7 @@ class Node:
             await self._hint(conn, msg)
             return
         if msg.id is not None and not isinstance(msg, P.Move):
+            await self._replicated(conn.room)
             conn.send_msg(P.Ack(id=msg.id, version=-1))
 
     async def _hint(self, conn: Conn, msg: P.Hint) -> None:
@@ -466,8 +542,54 @@ class Node:
             hashlib.sha256(f"hint:{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8],
             "big",
         )
-        text = await self.computer.choose(room.game, room.options, room.state, HINT, seed)
+        try:
+            text = await self.computer.hint(
+                room.id, room.version, room.game, room.options, room.state, seed, conn.address
+            )
+        except ComputerBusy:
+            raise R.Refused("busy", "The computer is busy; ask again in a moment.") from None
         conn.send_msg(P.HintMove(move=text, version=room.version, id=msg.id))
+
+    async def _undo(self, conn: Conn, msg: P.Undo) -> None:
+        """Undo replays the game from its start (14.5 ms at 288 plies, measured on
+        main): in the replay pool (server/offload.py), off the event loop, then
+        stored with the same compare-and-set as any change."""
+        assert conn.room is not None
+        room_id, sides = conn.room, conn.sides
+        if self.offload is None:
+            await self.mutate(room_id, lambda r, p, n: R.undo(r, sides, msg.version))
+            return
+        for _ in range(8):
+            data, _members = await self.store.load(room_id)
+            if data is None:
+                raise R.Refused("no-room")
+            try:
+                ok, answer, sentence = await self.offload.run(
+                    conn.address, undo_job, data, sides, msg.version
+                )
+            except OffloadBusy:
+                raise R.Refused("busy", "The server is busy; try again in a moment.") from None
+            if not ok:
+                raise R.Refused(answer.decode(), sentence)
+            undone = R.decode_room(answer)
+
+            def change(r: R.Room, p: dict, n: int) -> R.Room:
+                if r.rev != undone.rev - 1:
+                    raise _Moved()
+                return undone
+
+            try:
+                await self.mutate(room_id, change)
+                return
+            except _Moved:  # changed meanwhile: undo the new state instead
+                continue
+        raise R.Refused("busy")
+
+    def _owner(self, room_id: str) -> str:
+        """Whose share of the computer a room's seat uses: its connections' address."""
+        for conn in self.local.get(room_id, ()):
+            return conn.address
+        return room_id
 
     async def _event(self, room_id: str, events: list) -> None:
         for ev in events:
@@ -484,8 +606,23 @@ class Node:
                 raise AlreadyApplied(done)
             return R.play(room, sides, msg.version, msg.move, msg.id, intent_key=who)
 
-        new = await self.mutate(conn.room, change)
+        try:
+            new = await self.mutate(conn.room, change)
+        except AlreadyApplied:
+            await self._replicated(conn.room)  # a resend: its first ack may have timed out
+            raise
+        await self._replicated(conn.room)
         conn.send_msg(P.Ack(id=msg.id, version=new.version))
+
+    async def _replicated(self, room_id: str) -> None:
+        """With ``NYUMBA_ACK_REPLICAS``, an ack waits until that many replicas
+        have the room's writes; past the timeout the intent is answered busy
+        and the client resends it (an applied intent is found, not re-applied)."""
+        s = self.settings
+        if s.ack_replicas and not await self.store.replicated(
+            room_id, s.ack_replicas, s.ack_timeout_ms
+        ):
+            raise R.Refused("busy")
 
     async def _join(self, conn: Conn, msg: P.Join) -> None:
         data, _ = await self.store.load(msg.room)
@@ -498,10 +635,19 @@ class Node:
             raise R.Refused("bad-token")
         if not sides and conn.room != room.id:
             # Seat holders always get in; visitors only while the room has space.
-            now = now_ms()
-            here = await self.store.present_count(room.id, now + 1)
-            if here >= self.settings.sockets_per_room:
+            now = self.now()
+            visitor = f"w:{conn.id}"
+            if not await self.store.admit_visitor(
+                room.id,
+                visitor,
+                now + 1,
+                now + self.settings.presence_ttl_ms,
+                self.settings.sockets_per_room,
+            ):
                 raise R.Refused("room-full")
+            admitted = visitor
+        else:
+            admitted = None
         new_token = None
         if not token:
             claimed: list = []
@@ -518,6 +664,8 @@ class Node:
             if claimed:
                 new_token, side = claimed
                 sides = [side]
+                if admitted is not None:  # a seat, not a visitor: end the visitor's entry
+                    await self.store.end_presence(room.id, {admitted: self.now()})
         if conn.room is not None:
             await self._leave(conn)
         conn.room = room.id
@@ -555,17 +703,13 @@ class Node:
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(
-                        f"{self.store.prefix}node:{self.node_id}", *channels
-                    )
+                    await self.pubsub.subscribe(self.store.node_channel(self.node_id), *channels)
             except Exception:
                 log.exception("pubsub listener failed; resubscribing")
                 await asyncio.sleep(0.5)
                 with contextlib.suppress(Exception):
                     channels = [self.store.channel(r) for r in self.local]
-                    await self.pubsub.subscribe(
-                        f"{self.store.prefix}node:{self.node_id}", *channels
-                    )
+                    await self.pubsub.subscribe(self.store.node_channel(self.node_id), *channels)
 
     def _on_notice(self, room_id: str, n: Notice) -> None:
         conns = self.local.get(room_id)
@@ -574,23 +718,42 @@ class Node:
         if n.kind == "S":
             if n.rev < self.last_rev.get(room_id, -1):
                 return
-            self.last_rev[room_id] = n.rev
-            self.computer_side[room_id] = n.computer
             cached = self.cache.get(room_id)
             if cached is not None and cached[0].rev != n.rev:
                 del self.cache[room_id]  # written by another node
-            for conn in list(conns):
-                if conn.token_hash is not None:
-                    sides = [i for i, h in enumerate(n.seats) if h == conn.token_hash]
-                    if sides != conn.sides:
-                        conn.sides = sides
-                        conn.send_msg(P.Welcome(room=room_id, sides=sides))
-                conn.send(n.payload)
-            self._maybe_computer(room_id, n.computer)
+            self._forward(room_id, conns, n.rev, n.payload, n.seats, n.computer)
         elif n.kind == "E":
             for conn in list(conns):
                 conn.send(n.payload)
         elif n.kind == "P":
+            self._schedule_rebuild(room_id)
+
+    def _forward(
+        self,
+        room_id: str,
+        conns: set[Conn],
+        rev: int,
+        payload: bytes,
+        seats: list[str | None],
+        computer: int | None,
+    ) -> None:
+        """Send a room revision's ``state`` to the local connections (telling each
+        its sides first if they changed) and let the computer play if it is its turn."""
+        self.last_rev[room_id] = rev
+        self.computer_side[room_id] = computer
+        for conn in list(conns):
+            if conn.token_hash is not None:
+                sides = [i for i, h in enumerate(seats) if h == conn.token_hash]
+                if sides != conn.sides:
+                    conn.sides = sides
+                    conn.send_msg(P.Welcome(room=room_id, sides=sides))
+            conn.send(payload)
+        self._maybe_computer(room_id, computer)
+
+    def _resync_all(self) -> None:
+        """The subscriptions were re-established: whatever was published while
+        they were down is lost, so every local room is sent from the store."""
+        for room_id in list(self.local):
             self._schedule_rebuild(room_id)
 
     def _schedule_rebuild(self, room_id: str) -> None:
@@ -600,7 +763,8 @@ class Node:
         asyncio.create_task(self._rebuild(room_id))
 
     async def _rebuild(self, room_id: str) -> None:
-        """Re-send the room's state to local connections (presence changed)."""
+        """Re-send the room's state to local connections: presence changed, or
+        notices may have been lost (server/resync.py)."""
         try:
             current = await self.current_state(room_id)
         except RedisError as exc:  # the next tick tries again
@@ -614,11 +778,15 @@ class Node:
         room, message, presence = current
         if room.rev < self.last_rev.get(room_id, -1):
             return
-        self.last_rev[room_id] = room.rev
         self.presence_seen[room_id] = _summary(presence)
-        data = P.encode(message)
-        for conn in list(conns):
-            conn.send(data)
+        self._forward(
+            room_id,
+            conns,
+            room.rev,
+            P.encode(message),
+            [s.token_hash for s in room.seats],
+            R.computer_to_move(room),
+        )
 
     # housekeeping ------------------------------------------------------------
     async def _ticker(self) -> None:
@@ -645,7 +813,9 @@ class Node:
         Rooms go in batches of ``TICK_BATCH``, one write and one read each,
         spread over ``spread_s``: the store runs a batch in about a
         millisecond, so no move waits behind the whole node's refresh."""
-        now = now_ms()
+        if self._ticks % 12 == 0:  # about once a minute: clocks drift slowly
+            await self.sync_clock()
+        now = self.now()
         score = now + self.settings.presence_ttl_ms
         self._ticks += 1
         prune = self._ticks % 12 == 1  # ended entries: about once a minute
@@ -654,7 +824,7 @@ class Node:
         for start in range(0, len(rooms), TICK_BATCH):
             if start:
                 await asyncio.sleep(spread_s / batches)
-                now = now_ms()
+                now = self.now()
                 score = now + self.settings.presence_ttl_ms
             batch = [
                 (room_id, conns)
@@ -670,7 +840,7 @@ class Node:
                     (room_id, members, self.expire_at(self.created.get(room_id, now), now))
                 )
             results = await self.store.touch_many(requests, now if prune else None)
-            for (room_id, conns), (alive, entries) in zip(batch, results):
+            for (room_id, conns), (alive, entries, rev) in zip(batch, results):
                 if not alive:
                     for conn in list(conns):
                         conn.send_msg(P.error("no-room", "The room has expired."))
@@ -680,6 +850,8 @@ class Node:
                     self.cache[room_id] = (cached[0], entries)
                 summary = _summary(presence_by_side(entries, now))
                 if summary != self.presence_seen.get(room_id):
+                    self._schedule_rebuild(room_id)
+                elif rev > self.last_rev.get(room_id, -1):  # a notice never came: repair
                     self._schedule_rebuild(room_id)
                 self._maybe_computer(room_id, self.computer_side.get(room_id))
 
@@ -715,14 +887,19 @@ class Node:
                         ).digest()[:8],
                         "big",
                     )
-                    text = await self.computer.choose(
-                        room.game,
-                        room.options,
-                        room.state,
-                        room.seats[side].level or room.level,
-                        seed,
-                    )
-                    await self.store.redis.pexpire(self.store.lease_key(room_id), lease)
+                    try:
+                        text = await self.computer.choose(
+                            room.game,
+                            room.options,
+                            room.state,
+                            room.seats[side].level or room.level,
+                            seed,
+                            self._owner(room_id),
+                        )
+                    except ComputerBusy:  # the tick asks again
+                        log.info("computer busy; %s waits for the next tick", room_id)
+                        return
+                    await self.store.extend_lease(room_id, lease)
                     try:
                         await self.mutate(
                             room_id,

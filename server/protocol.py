@@ -25,8 +25,18 @@ IntentId = Annotated[str, Meta(min_length=1, max_length=64)]
 MoveText = Annotated[str, Meta(min_length=1, max_length=32)]
 Version = Annotated[int, Meta(ge=0, le=2**53)]
 Side = Annotated[int, Meta(ge=0, le=1)]
-# A display name: 1-24 characters, no control characters and no markup brackets.
-Name = Annotated[str, Meta(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f<>]+$")]
+# A display name: 1-24 characters with something visible in them; no control characters
+# (C0, C1: U+0085 is a line break), no markup brackets, and none of the invisible ones that
+# disguise a name: bidirectional controls (U+202E turns "retupmoC" into "Computer"),
+# zero-width characters and fillers. Names the computer's seat goes by are refused in
+# ``Join`` (``reserved_name``).
+NAME_PATTERN = (
+    "^(?=.*[^\\s])"
+    "[^\\x00-\\x1f\\x7f-\\x9f<>\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f"
+    "\\u200b-\\u200f\\u2028-\\u202e\\u205f-\\u206f\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0"
+    "\\ufff0-\\uffff]+$"
+)
+Name = Annotated[str, Meta(min_length=1, max_length=24, pattern=NAME_PATTERN)]
 OfferKind = Literal["draw", "takeback", "rematch"]
 
 
@@ -44,6 +54,28 @@ class Join(_In, frozen=True, tag="join"):
     token: Token | None = None
     version: Version | None = None
     name: Name | None = None
+
+    def __post_init__(self) -> None:
+        if self.name is not None and reserved_name(self.name):
+            raise ValueError("that name is the computer's; choose another")
+
+
+# Look-alike letters folded before comparing a name with the computer's.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁɡοτυνκ01",  # Cyrillic and Greek letters that look Latin; digits like letters
+    "aeopcyxijsdgotuvkol",
+)
+_RESERVED = {"computer", "kompyuta", "コンピュータ", "nyumba", "server"}
+
+
+def reserved_name(name: str) -> bool:
+    """A name that passes for the computer's seat (or the house) once case, width,
+    accents, look-alike letters, spaces and punctuation are set aside."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", name).casefold().translate(_CONFUSABLES)
+    skeleton = "".join(c for c in folded if c.isalnum())
+    return any(skeleton.startswith(word) for word in _RESERVED)
 
 
 class Move(_In, frozen=True, tag="move"):
@@ -205,6 +237,7 @@ class State(_Out, frozen=True, tag="state"):
     seats: list[Seat]
     offer: PendingOffer | None
     plies: int
+    watchers: int = 0  # connections in the room that hold no seat (spectators)
 
 
 class Ack(_Out, frozen=True, tag="ack"):

@@ -31,12 +31,13 @@ import collections
 import hashlib
 import ssl as ssl_module
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics
@@ -114,7 +115,10 @@ class _Protocol(asyncio.Protocol):
             if fut.done():  # its caller was cancelled
                 continue
             if isinstance(reply, hiredis.ReplyError):
-                fut.set_exception(ResponseError(str(reply)))
+                text = str(reply)
+                # A demoted master (Sentinel failover) refuses writes: reconnect and retry.
+                error = ReadOnlyError if text.startswith("READONLY") else ResponseError
+                fut.set_exception(error(text))
             else:
                 fut.set_result(reply)
 
@@ -134,8 +138,46 @@ class _Protocol(asyncio.Protocol):
                 fut.set_exception(error)
 
 
+async def open_protocol(
+    params: dict[str, Any], tls: bool, host: str, port: int, command_timeout: float
+) -> _Protocol:
+    """A connection to ``host:port``, authenticated and on the URL's database."""
+    loop = asyncio.get_running_loop()
+
+    def factory() -> _Protocol:
+        return _Protocol(command_timeout)
+
+    if "path" in params:
+        _, proto = await loop.create_unix_connection(factory, params["path"])
+    else:
+        ctx = ssl_module.create_default_context() if tls else None
+        _, proto = await loop.create_connection(factory, host, port, ssl=ctx)
+    setup = []
+    if params.get("password"):
+        auth: Packed = (
+            ("AUTH", params["username"], params["password"])
+            if params.get("username")
+            else ("AUTH", params["password"])
+        )
+        setup.append(proto.request(hiredis.pack_command(auth)))
+    if params.get("db"):
+        select: Packed = ("SELECT", params["db"])
+        setup.append(proto.request(hiredis.pack_command(select)))
+    try:
+        for fut in setup:
+            await fut
+    except BaseException:
+        if proto.transport is not None:
+            proto.transport.close()
+        raise
+    return proto
+
+
 class Link:
-    """``await link.execute("HGET", key, "data")``; scripts by ``script(text)``."""
+    """``await link.execute("HGET", key, "data")``; scripts by ``script(text)``.
+
+    ``resolve`` (Sentinel) names the address to connect to, asked again at
+    every reconnection, so the link follows a failover."""
 
     def __init__(
         self,
@@ -143,47 +185,25 @@ class Link:
         *,
         connect_timeout: float = CONNECT_TIMEOUT,
         command_timeout: float = COMMAND_TIMEOUT,
+        resolve: Callable[[], Awaitable[tuple[str, int]]] | None = None,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
     ):
         self.params = parse_url(url)
         self.tls = url.startswith("rediss://")
         self.connect_timeout = connect_timeout
         self.command_timeout = command_timeout
+        self.resolve = resolve
+        self.retry_delays = retry_delays
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Future[_Protocol] | None = None
 
     async def _connect(self) -> _Protocol:
-        loop = asyncio.get_running_loop()
         p = self.params
-
-        def factory() -> _Protocol:
-            return _Protocol(self.command_timeout)
-
-        if "path" in p:
-            _, proto = await loop.create_unix_connection(factory, p["path"])
+        if self.resolve is not None:
+            host, port = await self.resolve()
         else:
-            ctx = ssl_module.create_default_context() if self.tls else None
-            _, proto = await loop.create_connection(
-                factory, p.get("host", "localhost"), p.get("port", 6379), ssl=ctx
-            )
-        setup = []
-        if p.get("password"):
-            auth: Packed = (
-                ("AUTH", p["username"], p["password"])
-                if p.get("username")
-                else ("AUTH", p["password"])
-            )
-            setup.append(proto.request(hiredis.pack_command(auth)))
-        if p.get("db"):
-            select: Packed = ("SELECT", p["db"])
-            setup.append(proto.request(hiredis.pack_command(select)))
-        try:
-            for fut in setup:
-                await fut
-        except BaseException:
-            if proto.transport is not None:
-                proto.transport.close()
-            raise
-        return proto
+            host, port = p.get("host", "localhost"), p.get("port", 6379)
+        return await open_protocol(dict(p), self.tls, host, port, self.command_timeout)
 
     async def _connect_within_deadline(self) -> _Protocol:
         try:
@@ -220,7 +240,7 @@ class Link:
         return await self._run([hiredis.pack_command(c) for c in commands])
 
     async def _run(self, packed: list[bytes]) -> list[Any]:
-        for delay in (*RETRY_DELAYS, None):
+        for delay in (*self.retry_delays, None):
             try:
                 proto = await self._protocol()
                 started = time.perf_counter()
@@ -236,14 +256,19 @@ class Link:
                         else:
                             fut.add_done_callback(_consume)
                     raise
-            except RedisConnectionError:
+            except (RedisConnectionError, ReadOnlyError):
                 if delay is None:
                     raise
+                if self.resolve is not None:
+                    self.close()  # connect again to whichever server is the master now
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
     def script(self, text: str) -> Script:
         return Script(self, text)
+
+    async def load_script(self, text: str) -> None:
+        await self.execute("SCRIPT", "LOAD", text)
 
     def close(self) -> None:
         if self._proto is not None and self._proto.transport is not None:

@@ -203,11 +203,16 @@ def create(
 
 
 def state_message(
-    room: Room, presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int
+    room: Room,
+    presence: dict[int, tuple[bool, int]],
+    now_ms: int,
+    absent_ms: int,
+    watchers: int = 0,
 ) -> P.State:
     """The ``state`` message for everyone in the room.
 
-    ``presence`` maps side -> (present, last_seen_ms) as the store knows it.
+    ``presence`` maps side -> (present, last_seen_ms) as the store knows it;
+    ``watchers`` counts the connections without a seat.
     """
     game = game_of(room)
     state = state_of(room, game)
@@ -267,6 +272,7 @@ def state_message(
         seats=seats,
         offer=room.offer,
         plies=len(room.history),
+        watchers=watchers,
     )
 
 
@@ -515,6 +521,9 @@ def hand_over(
     seat = room.seats[other]
     if seat.holder == "computer":
         raise Refused("not-allowed", "The computer already holds that seat.")
+    if seat.token_hash is None:
+        # Nobody ever took it: the invited friend may still come, and must find it free.
+        raise Refused("not-allowed", "Nobody has taken that seat yet; the invite still holds it.")
     present, last_seen = presence.get(other, (False, 0))
     since = max(last_seen, seat.claimed_ms, room.created_ms)
     if present or now_ms - since < absent_ms:

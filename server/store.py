@@ -1,12 +1,20 @@
 """Rooms in Redis (or the embedded Valkey): one hash per room, written only by
 an atomic compare-and-set that also refreshes expiry and publishes.
 
-Keys (the ``{id}`` hash tag keeps a room's keys in one Cluster slot)::
+Keys (every key carries a hash tag, so on a Cluster a room's keys share one
+slot and each script touches one slot)::
 
-    <prefix>room:{id}            hash: rev, data (msgpack Room)
-    <prefix>room:{id}:presence   sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
-    <prefix>room:{id}:lease      the node playing the room's computer seat (short TTL)
-    channel <prefix>room:{id}    notices (``Notice``, msgpack)
+    <prefix>room:{id}                  hash: rev, data (msgpack Room)
+    <prefix>room:{id}:presence         sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
+    <prefix>room:{id}:lease            the node playing the room's computer seat (short TTL)
+    <prefix>room:{id}:sync             written before WAIT (``NYUMBA_ACK_REPLICAS``; 60 s TTL)
+    <prefix>quota:rooms:{addr}:<min>   rooms created by a client address in a minute
+    channel <prefix>room:{id}          notices (``Notice``, msgpack)
+    channel <prefix>node:{node}        one node's own channel
+
+The store is found from the URL (``server.topology``): one Redis/Valkey, a
+Cluster (detected: any node's address will do; sharded pub/sub, slot
+routing) or a Sentinel-managed master (``redis+sentinel://``).
 """
 
 from __future__ import annotations
@@ -14,14 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server import metrics
-from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT, Link
+from server import metrics, topology
+from server.replicas import Replicas
+from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
 # Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
@@ -33,6 +38,19 @@ redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'data', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 0
+"""
+# On a Cluster the notice goes to the room's shard only (the channel has the room's slot).
+_CAS_SHARDED = _CAS.replace("'PUBLISH'", "'SPUBLISH'")
+
+# KEYS: lease. ARGV: node, ms. Takes the lease, or extends it if this node holds it
+# (so a take resent after a lost reply still finds it ours).
+_TAKE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
 return 0
 """
 
@@ -58,6 +76,13 @@ return 1
 
 # KEYS: presence. ARGV: now ms. Drops ended entries: every spectator's, and each side's but
 # its latest (kept as that side's "last seen" while the side has no live entry).
+# KEYS: presence. ARGV: after ms, until ms, cap, member. 1 added, 0 the room is full.
+_ADMIT = """
+if redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf') >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+return 1
+"""
+
 _PRUNE = """
 local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES')
 if #ended == 0 then return 0 end
@@ -131,35 +156,44 @@ class Store:
         connect_timeout: float = CONNECT_TIMEOUT,
         command_timeout: float = COMMAND_TIMEOUT,
     ):
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix may not contain { or } (Cluster hash tags)")
         self.url = url
         self.prefix = prefix
-        # A bounded pool that waits (up to the command deadline) for a free connection
-        # instead of failing under bursts. Connections broken by a store restart are
-        # retried on a fresh connection; a timeout is not retried, so a stalled store
-        # shows as ``TimeoutError`` within the deadline rather than after several. A
-        # compare-and-set retried after it did land finds its own revision and is
-        # re-judged, never applied twice. (Pub/sub reads block without a deadline.)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=64,
-            timeout=command_timeout,
-            socket_connect_timeout=connect_timeout,
-            socket_timeout=command_timeout,
-            health_check_interval=30,
-            retry=Retry(
-                ExponentialBackoff(cap=1.0, base=0.05), 4, supported_errors=(RedisConnectionError,)
-            ),
-            retry_on_error=[RedisConnectionError],
-        )
-        self.redis = aioredis.Redis(connection_pool=pool)
-        # The per-message path (load, compare-and-set, publish, presence) shares one
-        # multiplexed connection; pub/sub, the tick's pipelines and the rest use the pool.
-        self.link = Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
-        self._cas = self.link.script(_CAS)
+        self.timeouts = {"connect_timeout": connect_timeout, "command_timeout": command_timeout}
+        if topology.is_sentinel(url):
+            self._use(topology.open_sentinel(url, **self.timeouts))
+        else:
+            self._use(topology.open_single(url, **self.timeouts))
+
+    async def start(self) -> None:
+        """Find out what the URL names: a Cluster node switches the store to the Cluster."""
+        if self.topology.kind == "single" and await topology.is_cluster(self.topology.link):
+            single = self.topology
+            resync = encode_notice(Notice(0, "P"))
+            self._use(topology.open_cluster(self.url, resync, **self.timeouts))
+            single.link.close()
+            await single.redis.aclose()
+
+    def _use(self, t: topology.Topology) -> None:
+        self.topology = t
+        # The per-message path (load, compare-and-set, publish, presence, leases) shares
+        # one multiplexed connection per master; pub/sub and the rest use ``redis``.
+        self.link = t.link
+        self.redis = t.redis
+        self.sharded = t.kind == "cluster"
+        self._cas = self.link.script(_CAS_SHARDED if self.sharded else _CAS)
         self._create = self.link.script(_CREATE)
         self._touch = self.link.script(_TOUCH)
         self._prune = self.link.script(_PRUNE)
-        self._release = self.redis.register_script(_RELEASE)
+        self._admit = self.link.script(_ADMIT)
+        self._take = self.link.script(_TAKE)
+        self._release = self.link.script(_RELEASE)
+        self._replicas: Replicas | None = None
+
+    def pubsub(self) -> Any:
+        """A subscriber: redis-py's ``PubSub``, or sharded on a Cluster."""
+        return self.topology.pubsub()
 
     # key names -------------------------------------------------------------
     def room_key(self, room_id: str) -> str:
@@ -173,6 +207,9 @@ class Store:
 
     def channel(self, room_id: str) -> str:
         return self.room_key(room_id)
+
+    def node_channel(self, node_id: str) -> str:
+        return f"{self.prefix}node:{{{node_id}}}"
 
     def room_of_channel(self, channel: bytes | str) -> str:
         if isinstance(channel, bytes):
@@ -212,15 +249,36 @@ class Store:
         return result
 
     async def publish(self, room_id: str, notice: bytes) -> None:
-        await self.link.execute("PUBLISH", self.channel(room_id), notice)
+        command = "SPUBLISH" if self.sharded else "PUBLISH"
+        await self.link.execute(command, self.channel(room_id), notice)
+
+    async def replicated(self, room_id: str, count: int, timeout_ms: int) -> bool:
+        """Whether ``count`` replicas have what was written to the room so far
+        (waiting at most ``timeout_ms``); see ``server.replicas``."""
+        if count <= 0:
+            return True
+        if self._replicas is None:
+            # WAIT holds its connection: a link of its own. The command deadline would
+            # abort a WAIT longer than itself, so the ack timeout stays under it.
+            limit = int(self.timeouts["command_timeout"] * 1000 * 0.75)
+            timeout_ms = max(1, min(timeout_ms, limit))
+            self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
+        return await self._replicas.confirm(self.room_key(room_id))
+
+    async def count_room_creation(self, address: str, minute: int) -> int:
+        """Rooms created from ``address`` in ``minute`` (this one included)."""
+        key = f"{self.prefix}quota:rooms:{{{address}}}:{minute}"
+        count, _ = await self.link.execute_many([("INCR", key), ("EXPIRE", key, 120)])
+        return int(count)
 
     # presence --------------------------------------------------------------
     async def touch_many(
         self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
-    ) -> list[tuple[bool, list[tuple[bytes, float]]]]:
+    ) -> list[tuple[bool, list[tuple[bytes, float]], int]]:
         """``touch`` for several rooms in one write, each with its presence
-        entries read back: (room alive, entries) per room. With
-        ``prune_before_ms``, entries that ended by then are pruned first."""
+        entries and stored revision read back: (room alive, entries, rev) per
+        room. With ``prune_before_ms``, entries that ended by then are pruned
+        first."""
         commands: list[tuple] = []
         for room_id, members, expire_at_ms in rooms:
             key = self.room_key(room_id)
@@ -233,17 +291,19 @@ class Store:
             if prune_before_ms is not None:
                 commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
+            commands.append(("HGET", key, "rev"))
         try:
             replies = await self.link.execute_many(commands)
         except ResponseError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
             for script in (_TOUCH, _PRUNE):  # a restarted store forgot them
-                await self.link.execute("SCRIPT", "LOAD", script)
+                await self.link.load_script(script)
             replies = await self.link.execute_many(commands)
-        step = 2 if prune_before_ms is None else 3
+        step = 3 if prune_before_ms is None else 4
         return [
-            (bool(replies[i]), _pairs(replies[i + step - 1])) for i in range(0, len(replies), step)
+            (bool(replies[i]), _pairs(replies[i + step - 2]), int(replies[i + step - 1] or -1))
+            for i in range(0, len(replies), step)
         ]
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
@@ -258,6 +318,19 @@ class Store:
         """Connections whose presence lasts beyond ``after_ms``."""
         return int(await self.link.execute("ZCOUNT", self.presence_key(room_id), after_ms, "+inf"))
 
+    async def admit_visitor(
+        self, room_id: str, member: str, after_ms: int, until_ms: int, cap: int
+    ) -> bool:
+        """Count ``member`` present until ``until_ms`` if fewer than ``cap``
+        connections are present after ``after_ms``: one script, so simultaneous
+        visitors cannot all pass a count taken before any of them was added (150
+        joined a room capped at 64 when it was a count and then a write)."""
+        return bool(
+            await self._admit(
+                keys=[self.presence_key(room_id)], args=[after_ms, until_ms, cap, member]
+            )
+        )
+
     async def end_presence(self, room_id: str, members: dict[str, int]) -> None:
         """Mark entries as ended at their score (kept as "last seen"); absent ones stay absent."""
         flat: list[Any] = []
@@ -267,22 +340,32 @@ class Store:
 
     # computer lease --------------------------------------------------------
     async def take_lease(self, room_id: str, node: str, ms: int) -> bool:
-        return bool(await self.redis.set(self.lease_key(room_id), node, nx=True, px=ms))
+        return bool(await self._take(keys=[self.lease_key(room_id)], args=[node, ms]))
+
+    async def extend_lease(self, room_id: str, ms: int) -> None:
+        await self.link.execute("PEXPIRE", self.lease_key(room_id), ms)
 
     async def release_lease(self, room_id: str, node: str) -> None:
         await self._release(keys=[self.lease_key(room_id)], args=[node])
 
     async def ping(self) -> bool:
-        return bool(await self.redis.ping())
+        return bool(await self.link.execute("PING"))
 
     async def close(self) -> None:
         self.link.close()
+        if self._replicas is not None:
+            self._replicas.link.close()
         await self.redis.aclose()
 
 
 def _pairs(flat: list) -> list[tuple[bytes, float]]:
     """ZRANGE ... WITHSCORES's flat reply as (member, score) pairs."""
     return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+
+def watchers(members: list[tuple[bytes, float]], now_ms: int) -> int:
+    """How many present connections hold no seat (their entries are ``w:<conn>``)."""
+    return sum(1 for member, score in members if member.startswith(b"w:") and score > now_ms)
 
 
 def presence_by_side(

@@ -1,18 +1,26 @@
 """Chaos: three nodes, many games, clients that drop and resend, a node
-SIGKILLed and restarted, the store restarted (append-only file on).
+SIGKILLed and restarted, the store SIGKILLed and restarted on its append-only
+file with moves in flight (a ``redis-server`` of the run's own).
 
 Used by tests/server/test_chaos.py (a short sample) and tests/bench/chaos.py.
 Afterwards every room's history is replayed through the engine to its stored
 position, and every intent a client saw acknowledged must be in it exactly
-once.
+once; and every move acknowledged from the store's kill on must have reached
+both players within ``DELIVERY_S`` of the later of its ack and the store's
+return. Players wait for states as a browser does (a quiet socket that still
+answers pings is kept), so a state the server fails to send is never seen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import shutil
 import signal
+import socket
+import subprocess
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,24 +31,93 @@ from websockets.asyncio.client import connect
 
 import engine
 
+DELIVERY_S = 3.0  # every acknowledged move reaches both players this soon after the store's return
+
 
 class Store:
-    """The embedded Valkey with append-only persistence on a fixed port, restartable."""
+    """A store of the chaos run's own on a fixed port, with append-only persistence,
+    that can be SIGKILLed and started again on the same files: a ``redis-server``
+    (as deployments run), or where none is installed the embedded Valkey.
+    Never the machine's shared Redis."""
 
     def __init__(self, data_dir: Path):
-        from server.embedded import EmbeddedValkey
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.binary = shutil.which("redis-server")
+        self.proc: subprocess.Popen | None = None
+        self.embedded = None
+        if self.binary is None:
+            from server.embedded import EmbeddedValkey
 
-        self.server = EmbeddedValkey(data_dir, port=free_port(), fsync="always")
+            self.embedded = EmbeddedValkey(data_dir, port=self.port, fsync="always")
 
     @property
     def url(self) -> str:
-        return self.server.url
+        return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        self.server.start()
+    @property
+    def kind(self) -> str:
+        return "redis-server" if self.binary else "embedded Valkey"
+
+    def start(self, timeout: float = 15.0) -> None:
+        if self.embedded is not None:
+            self.embedded.start()
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.data_dir),
+                "--appendonly",
+                "yes",
+                # Every write on disk before its reply: with "everysec" a SIGKILL can lose
+                # acknowledged writes (Redis postpones the AOF write while a slow fsync runs;
+                # seen here as one lost move in a run).
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--logfile",
+                str(self.data_dir / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("the chaos store did not start")
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush anything (the append-only file has every write)."""
+        if self.embedded is not None:
+            proc = self.embedded.proc
+        else:
+            proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
 
     def stop(self) -> None:
-        self.server.stop()
+        if self.embedded is not None:
+            self.embedded.stop()
+        elif self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
 
 
 class Player:
@@ -53,6 +130,8 @@ class Player:
         self.ws = None
         self.state: dict | None = None
         self.acked: dict[str, int] = {}
+        self.acked_at: dict[str, float] = {}  # intent -> when its ack arrived
+        self.seen: list[tuple[float, int]] = []  # (when, version) of every state received
         self.pending: tuple[str, int, str] | None = None  # id, version, move
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.reader: asyncio.Task | None = None
@@ -100,6 +179,8 @@ class Player:
                 raise TimeoutError(want)
             raw = await asyncio.wait_for(self.ws.recv(), left)
             msg = json.loads(raw)
+            if msg["t"] == "state":
+                self.seen.append((time.monotonic(), msg["version"]))
             if msg["t"] == "state" and (
                 self.state is None
                 or msg["version"] >= self.state["version"]
@@ -126,7 +207,10 @@ class Player:
                 if self.pending is None:
                     st = self.state
                     if st is None or st["outcome"] is not None or st["to_move"] != self.side:
-                        await self._next("state", 2)
+                        # Wait as a browser does: a silent socket that answers pings is
+                        # not dropped, so a state the server never sends is never seen.
+                        with contextlib.suppress(TimeoutError):
+                            await self._next("state", 2)
                         continue
                     await asyncio.sleep(self.rng.random() * self.chaos.think)
                     self.n += 1
@@ -154,6 +238,8 @@ class Player:
                 answer = await self._next("ack", 3)
                 if answer["t"] == "ack":
                     self.acked[intent] = answer["version"]
+                    self.chaos.counts["acked"] += 1
+                    self.acked_at[intent] = time.monotonic()
                     self.pending = None
                 elif answer["code"] in ("stale", "not-your-turn", "game-over", "illegal"):
                     # Judged on a view the server had moved past; only possible when a resend
@@ -186,14 +272,29 @@ class Chaos:
         seed: int = 1,
         game: str = "oware",
         think: float = 0.3,
+        store=None,
+        nodes: int = 3,
+        env: dict[str, str] | None = None,
+        disasters=None,
+        store_down_s: float = 2.5,
     ):
+        self.store_down_s = store_down_s  # the store stays dead this long
         self.tmp, self.games, self.seconds, self.drop_rate = tmp, games, seconds, drop_rate
         self.think = think  # a player waits up to this long before each move
         self.rng = random.Random(seed)
         self.game = game
         self.counts: Counter = Counter()
         self.nodes: list[ServerProcess] = []
-        self.store = Store(tmp / "valkey")
+        # Anything with url/start/stop: a redis-server of the run's own by default (or the
+        # embedded Valkey); a Cluster or a Sentinel group (tests/clusterkit.py) with a
+        # disaster of its own.
+        self.store = store or Store(tmp / "store")
+        self.n_nodes = nodes
+        self.extra_env = env or {}
+        self.disasters = disasters or Chaos._disasters
+        self.room_ids: list[str] = []
+        self.store_killed_at = self.store_back_at = float("inf")  # set by a store kill
+        self.until = 0.0
 
     def ws_urls(self) -> list[str]:
         return [n.ws_url for n in self.nodes if n.proc and n.proc.poll() is None]
@@ -208,6 +309,7 @@ class Chaos:
                 "NYUMBA_PRESENCE_TTL_MS": "2000",
                 "NYUMBA_TICK_MS": "500",
                 "NYUMBA_RATE_MESSAGES": "100000",
+                **self.extra_env,
             },
         )
 
@@ -224,15 +326,17 @@ class Chaos:
         self.counts["node-restarts"] += 1
         await asyncio.sleep(span * 0.15)
         self.counts["moves-before-store-restart"] = self.counts["intents-sent"]
-        # On the loop's own thread: the store dies with the thread that started it.
-        self.store.stop()
-        await asyncio.sleep(1.0)
+        # On the loop's own thread: an embedded store dies with the thread that started it.
+        self.store_killed_at = time.monotonic()
+        self.store.kill()
+        await asyncio.sleep(self.store_down_s)
         self.store.start()
+        self.store_back_at = time.monotonic()
         self.counts["store-restarts"] += 1
         self.counts["intents-at-store-restart"] = self.counts.pop("moves-before-store-restart")
 
     async def _run(self) -> list[tuple[str, list[Player]]]:
-        until = time.monotonic() + self.seconds
+        until = self.until = time.monotonic() + self.seconds
         base = self.nodes[0].url
         rooms = []
         async with httpx.AsyncClient() as http:
@@ -241,11 +345,12 @@ class Chaos:
                 south = Player(self, r["room"], r["token"], random.Random(self.rng.random()))
                 north = Player(self, r["room"], None, random.Random(self.rng.random()))
                 rooms.append((r["room"], [south, north]))
+        self.room_ids = [room for room, _ in rooms]
         # North must claim its seat before playing: connect everyone first.
         for _, players in rooms:
             for p in players:
                 await p.connect()
-        chaos = asyncio.create_task(self._disasters(until))
+        chaos = asyncio.create_task(self.disasters(self, until))
         await asyncio.gather(*(p.play(until) for _, ps in rooms for p in ps))
         await chaos
         return rooms
@@ -253,7 +358,7 @@ class Chaos:
     def run(self) -> dict:
         self.store.start()
         try:
-            self.nodes = [self._node(i).start() for i in range(3)]
+            self.nodes = [self._node(i).start() for i in range(self.n_nodes)]
             t0 = time.monotonic()
             rooms = asyncio.run(self._run())
             elapsed = time.monotonic() - t0
@@ -263,8 +368,34 @@ class Chaos:
                 n.stop(kill=True)
             self.store.stop()
 
+    def _deliveries(self, players: list[Player]) -> tuple[int, float]:
+        """Moves acknowledged from the store's kill on: how many reached a player of
+        the room more than ``DELIVERY_S`` after the later of their ack and the store's
+        return (or never), and the slowest such delivery in seconds. Acks too close to
+        the end of play to judge are left out."""
+        late, slowest, judged = 0, 0.0, 0
+        for mover in players:
+            for intent, version in mover.acked.items():
+                acked = mover.acked_at[intent]
+                if acked < self.store_killed_at:
+                    continue
+                due = max(acked, self.store_back_at)
+                if due + DELIVERY_S > self.until:
+                    continue
+                judged += 1
+                for p in players:
+                    # The state may overtake its ack: any state this new counts.
+                    got = next((t for t, v in p.seen if v >= version), None)
+                    wait = max(0.0, (got if got is not None else self.until) - due)
+                    slowest = max(slowest, wait)
+                    if got is None or wait > DELIVERY_S:
+                        late += 1
+        self.counts["acked-after-store-kill"] += judged
+        return late, slowest
+
     def _verify(self, rooms, elapsed) -> dict:
-        lost = duplicated = mismatched = finished = moves = 0
+        lost = duplicated = mismatched = finished = moves = late_after_store = 0
+        slowest_after_store = 0.0
         base = self.nodes[0].url
         for room, players in rooms:
             rec = httpx.get(f"{base}/api/rooms/{room}/history", timeout=10).json()
@@ -289,6 +420,9 @@ class Chaos:
             duplicated += sum(n - 1 for n in ids.values() if n > 1)
             for p in players:
                 lost += sum(1 for i in p.acked if ids[i] == 0)
+            late, slowest = self._deliveries(players)
+            late_after_store += late
+            slowest_after_store = max(slowest_after_store, slowest)
         return {
             "games": len(rooms),
             "finished": finished,
@@ -297,5 +431,8 @@ class Chaos:
             "lost": lost,
             "duplicated": duplicated,
             "mismatched": mismatched,
+            "store": getattr(self.store, "kind", type(self.store).__name__),
+            "late-after-store-return": late_after_store,
+            "slowest-after-store-return-s": round(slowest_after_store, 2),
             **dict(self.counts),
         }

@@ -32,7 +32,9 @@ class ServerProcess:
         data_dir: Path,
         env: dict[str, str] | None = None,
         port: int | None = None,
+        root: Path = ROOT,
     ):
+        self.root = root  # the checkout whose server runs (benches compare two)
         self.redis_url = redis_url
         self.data_dir = data_dir
         self.extra_env = dict(env or {})
@@ -50,8 +52,12 @@ class ServerProcess:
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        # Tests create rooms by the hundred from one address; the quota has its own test.
+        # Tests and benches are one address creating rooms by the hundred, opening sockets
+        # by the thousand and sending thousands of messages a second: the per-address limits
+        # are lifted here and have tests of their own (test_limits.py, test_sockets.py).
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
+        env["NYUMBA_SOCKETS_PER_ADDRESS"] = "1000000"
+        env["NYUMBA_RATE_MESSAGES_PER_ADDRESS"] = "1000000000"
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
@@ -60,7 +66,7 @@ class ServerProcess:
         with open(self.log_path, "ab") as log:  # the child keeps its own copy
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
-                cwd=ROOT,
+                cwd=self.root,
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -20,8 +20,16 @@ def create_room(base: str, game: str = "kalah", **body: Any) -> dict:
 class Client:
     _ids = itertools.count(1)
 
-    def __init__(self, ws_url: str, room: str | None = None, token: str | None = None):
-        self.ws = connect(ws_url, open_timeout=10, max_size=2**22, legacy=True)
+    def __init__(
+        self,
+        ws_url: str,
+        room: str | None = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        self.ws = connect(
+            ws_url, open_timeout=10, max_size=2**22, legacy=True, additional_headers=headers
+        )
         self.inbox: list[dict] = []
         self.room = room
         self.token = token

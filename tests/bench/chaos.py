@@ -1,10 +1,12 @@
 """Chaos run: three nodes, many concurrent games between scripted clients that
 drop connections at random, resend intents and reconnect; one node SIGKILLed
-and restarted; the store (Valkey, append-only file on) restarted. Then every
+and restarted; the store (a redis-server of its own, append-only file on) SIGKILLed
+and restarted with moves in flight. Then every
 room's history is replayed through the engine to its stored position and
-every acknowledged intent is looked up in it.
+every acknowledged intent is looked up in it, and every move acknowledged from
+the store's kill on must reach both players within 3 s of the store's return.
 
-    python tests/bench/chaos.py [--games 40] [--seconds 90] [--drop-rate 0.05]
+    python tests/bench/chaos.py [--games 40] [--seconds 90] [--drop-rate 0.05] [--store-down 2.5]
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=90)
     ap.add_argument("--drop-rate", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--store-down", type=float, default=2.5, help="seconds the store stays dead")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
     args = ap.parse_args()
     report = Chaos(
@@ -34,6 +37,7 @@ def main() -> None:
         seconds=args.seconds,
         drop_rate=args.drop_rate,
         seed=args.seed,
+        store_down_s=args.store_down,
     ).run()
     if args.json:
         print(json.dumps(report))

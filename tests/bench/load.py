@@ -2,7 +2,16 @@
 
     python tests/bench/load.py [--rooms 200] [--rate 0] [--seconds 10] [--nodes 1]
                                [--idle 2000] [--computer-rooms 10 [--level L]]
-                               [--timeline] [--redis-url URL]
+                               [--timeline] [--redis-url URL ...] [--env NAME=VALUE]
+                               [--workers 1,2] [--roots DIR,DIR] [--rounds R]
+                               [--server-cpus 0-1] [--generator-cpus 1]
+
+``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
+``--nodes`` separate nodes; ``--roots`` runs the servers of other checkouts
+(today's main against a change); ``--rounds`` repeats every configuration,
+interleaved, and ends with each one's median and its ratio to the first
+configuration in the same round (the machine is shared: ratios travel, absolute
+figures do not). ``--server-cpus``/``--generator-cpus`` pin them (``taskset``).
 
 Starts real ``nyumba serve`` processes (the embedded Valkey, or the Redis at
 ``--redis-url``/``REDIS_URL``), connects the sockets (a lean client,
@@ -242,12 +251,77 @@ def pct(values, p):
     return values[min(len(values) - 1, int(len(values) * p / 100))] * 1000
 
 
+def cpu_list(text: str | None) -> set[int] | None:
+    """ "0-1,3" -> {0, 1, 3}"""
+    if not text:
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus |= set(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def tree_pids(pid: int) -> list[int]:
+    """A process and its descendants now (a --workers server's workers and computer)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def role(pid: int) -> str:
+    """What a server process is, from its command line."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "gone"
+    text = b" ".join(argv).decode(errors="replace")
+    for needle, name in (
+        ("thinker", "computer"),
+        ("multiprocessing", "replay"),
+        ("--port", "main"),
+    ):
+        if needle in text:
+            return name
+    return "worker" if "server.cli" in text else text[:20]
+
+
+def tree_cpu_s(pid: int) -> float:
+    total = 0.0
+    for p in tree_pids(pid):
+        try:
+            total += cpu_s(p)
+        except OSError:
+            pass
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rooms", type=int, default=200)
     ap.add_argument("--rate", type=float, default=0.0, help="moves/s per room; 0 = closed loop")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--nodes", default="1", help="node counts to run in turn, e.g. 1,2")
+    ap.add_argument(
+        "--workers",
+        default="",
+        help="worker counts to run in turn, e.g. 1,2: one `nyumba serve --workers N` each",
+    )
+    ap.add_argument(
+        "--roots",
+        default="",
+        help="checkouts whose servers to compare, e.g. /tmp/base,. (default: this one)",
+    )
+    ap.add_argument("--rounds", type=int, default=1, help="repeat every configuration, interleaved")
+    ap.add_argument("--server-cpus", help="CPUs for the servers and the store, e.g. 0-1")
+    ap.add_argument("--generator-cpus", help="CPUs for this load generator, e.g. 1")
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
     ap.add_argument(
         "--computer-rooms",
@@ -257,42 +331,136 @@ def main() -> None:
     )
     ap.add_argument("--level", default="advanced")
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
-    ap.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    ap.add_argument(
+        "--redis-url",
+        action="append",
+        help="a store to measure (REDIS_URL; none: the embedded Valkey); given several times,"
+        " each in turn, in the order given (a Cluster node's or a redis+sentinel:// URL too)",
+    )
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for the nodes, e.g. NYUMBA_ACK_REPLICAS=1",
+    )
+    ap.add_argument(
+        "--fsync",
+        default="everysec",
+        help="the embedded store's appendfsync (everysec, always): what an ack costs on disk",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
-    prefix = f"nyumba-bench-{os.getpid()}:"
-    url = args.redis_url
+    urls = args.redis_url or [os.environ.get("REDIS_URL")]
+    for run, url in enumerate(urls):
+        run_store(args, tmp / f"run{run}", url)
+
+
+def run_store(args, tmp: Path, url: str | None) -> None:
+    prefix = f"nyumba-bench-{os.getpid()}-{tmp.name}:"
+    server_cpus, generator_cpus = cpu_list(args.server_cpus), cpu_list(args.generator_cpus)
+    if server_cpus:  # the store and servers started from here inherit it
+        os.sched_setaffinity(0, server_cpus)
     embedded = None
     if url is None:
         # One embedded store shared by every node.
         from server.embedded import EmbeddedValkey
 
-        embedded = EmbeddedValkey(tmp / "valkey").start()
+        embedded = EmbeddedValkey(tmp / "valkey", fsync=args.fsync).start()
         url = embedded.url
-    env = {"NYUMBA_KEY_PREFIX": prefix}
-    store = "embedded Valkey" if embedded else url
+    env = {"NYUMBA_KEY_PREFIX": prefix, **dict(e.split("=", 1) for e in args.env)}
+    store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
+    roots = [Path(r).resolve() for r in args.roots.split(",")] if args.roots else [None]
+    shapes = [("workers", int(n)) for n in args.workers.split(",") if n] or [
+        ("nodes", int(n)) for n in args.nodes.split(",")
+    ]
+    results: dict[tuple, list[dict]] = {}
     try:
-        for count in [int(n) for n in args.nodes.split(",")]:
-            servers = [
-                ServerProcess(redis_url=url, data_dir=tmp / f"{count}-{i}", env=env).start()
-                for i in range(count)
-            ]
-            try:
-                print(
-                    f"--- nodes={count} store={store} rooms={args.rooms} "
-                    f"rate={args.rate or 'closed loop'}"
-                )
-                asyncio.run(measure(args, servers, embedded.proc.pid if embedded else None))
-            finally:
-                for s in servers:
-                    s.stop()
+        for rnd in range(args.rounds):
+            for root in roots:
+                for kind, count in shapes:
+                    extra = {} if root is None else {"root": root}
+                    if kind == "workers":
+                        servers = [
+                            ServerProcess(
+                                redis_url=url,
+                                data_dir=tmp / f"w{count}-{rnd}",
+                                env={**env, "NYUMBA_WORKERS": str(count)},
+                                **extra,
+                            ).start()
+                        ]
+                    else:
+                        servers = [
+                            ServerProcess(
+                                redis_url=url, data_dir=tmp / f"{count}-{i}-{rnd}", env=env, **extra
+                            ).start()
+                            for i in range(count)
+                        ]
+                    if generator_cpus:
+                        os.sched_setaffinity(0, generator_cpus)
+                    try:
+                        if kind == "workers":
+                            await_workers(servers[0], count)
+                        print(
+                            f"--- round {rnd + 1} root={root or 'this'} {kind}={count} "
+                            f"store={store} rooms={args.rooms} "
+                            f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
+                            + (f" env={' '.join(args.env)}" if args.env else ""),
+                            flush=True,
+                        )
+                        figures = asyncio.run(
+                            measure(args, servers, embedded.proc.pid if embedded else None)
+                        )
+                        if figures:
+                            results.setdefault((str(root or "this"), kind, count), []).append(
+                                figures
+                            )
+                    finally:
+                        if server_cpus:
+                            os.sched_setaffinity(0, server_cpus)
+                        for s in servers:
+                            s.stop()
     finally:
         if embedded is not None:
             embedded.stop()
+    if args.rounds > 1 or len(results) > 1:
+        summarize(results)
 
 
-async def measure(args, servers, store_pid: int | None) -> None:
+def await_workers(server: ServerProcess, count: int) -> None:
+    """Every worker of a --workers server answers (the first healthy one is not enough)."""
+    seen: set = set()
+    deadline = time.monotonic() + 60
+    while len(seen) < count and time.monotonic() < deadline:
+        try:
+            seen.add(httpx.get(server.url + "/healthz", timeout=2).json().get("worker"))
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
+def summarize(results: dict[tuple, list[dict]]) -> None:
+    """Each configuration's median over its rounds, and each round's ratio to the first."""
+    print("=== summary (median of rounds; ratio: same round, to the first configuration)")
+    keys = list(results)
+    first = results[keys[0]]
+    for key in keys:
+        runs = results[key]
+
+        def med(field: str, runs=runs) -> float:
+            values = sorted(r[field] for r in runs)
+            return values[len(values) // 2]
+
+        ratios = [r["moves_s"] / f["moves_s"] for r, f in zip(runs, first) if f["moves_s"]]
+        cpu_ratios = [r["cpu_ms"] / f["cpu_ms"] for r, f in zip(runs, first) if f["cpu_ms"]]
+        print(
+            f"{key[0]} {key[1]}={key[2]}: moves/s {med('moves_s'):.0f}  "
+            f"CPU/move {med('cpu_ms'):.3f} ms  p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
+            f"moves/s ratio {' '.join(f'{x:.2f}' for x in ratios)}  "
+            f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}"
+        )
+
+
+async def measure(args, servers, store_pid: int | None) -> dict | None:
     base = servers[0].url
     ws_urls = [s.ws_url for s in servers]
     if args.idle:
@@ -307,6 +475,7 @@ async def measure(args, servers, store_pid: int | None) -> None:
         for ws in socks:
             await ws.close()
     thinkers = []
+    figures = None
     hints: list[float] = []
     stop = asyncio.Event()
     if args.computer_rooms:
@@ -325,13 +494,14 @@ async def measure(args, servers, store_pid: int | None) -> None:
             gc.collect()
             gc.freeze()
             gc.disable()
-            marks["server"] = sum(cpu_s(s.proc.pid) for s in servers)
+            marks["server"] = sum(tree_cpu_s(s.proc.pid) for s in servers)
+            marks["each"] = {p: cpu_s(p) for s in servers for p in tree_pids(s.proc.pid)}
             marks["store"] = cpu_s(store_pid) if store_pid else 0.0
             marks["own"] = time.process_time()
 
         def stop_clock():
             gc.enable()
-            marks["server"] = sum(cpu_s(s.proc.pid) for s in servers) - marks["server"]
+            marks["server"] = sum(tree_cpu_s(s.proc.pid) for s in servers) - marks["server"]
             marks["own"] = time.process_time() - marks["own"]
             marks["store"] = (cpu_s(store_pid) if store_pid else 0.0) - marks["store"]
 
@@ -352,7 +522,23 @@ async def measure(args, servers, store_pid: int | None) -> None:
             f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
             f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}"
         )
-        print(f"server RSS after: {[rss_kb(s.proc.pid) for s in servers]} KiB")
+        print(
+            "server RSS after: "
+            f"{[sum(rss_kb(p) for p in tree_pids(s.proc.pid)) for s in servers]} KiB"
+        )
+        per_process = [
+            (role(p), cpu_s(p) - marks["each"].get(p, 0.0))
+            for s in servers
+            for p in tree_pids(s.proc.pid)
+        ]
+        if len(servers) == 1 and len(per_process) > 2:  # how the processes shared the work
+            print("server CPU s by process: " + ", ".join(f"{r} {c:.1f}" for r, c in per_process))
+        figures = {
+            "moves_s": moves / elapsed,
+            "cpu_ms": 1000 * cpu / max(1, moves),
+            "p50": pct(rtts, 50),
+            "p99": pct(rtts, 99),
+        }
     stop.set()
     if thinkers:
         computer_moves = sum(await asyncio.gather(*thinkers))
@@ -365,6 +551,7 @@ async def measure(args, servers, store_pid: int | None) -> None:
             f"hints (a local room asking every second): {len(hints)}, "
             f"p50 {pct(hints, 50):.0f} ms, max {pct(hints, 100):.0f} ms"
         )
+    return figures
 
 
 async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:

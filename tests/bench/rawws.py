@@ -72,6 +72,7 @@ class _Proto(asyncio.Protocol):
         self.handshaken: asyncio.Future = asyncio.get_running_loop().create_future()
         self.closed: asyncio.Future = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
+        self.close_code: int | None = None
 
     def connection_made(self, transport):
         self.transport = transport
@@ -111,6 +112,8 @@ class _Proto(asyncio.Protocol):
             elif opcode == 0x9:  # ping
                 self.transport.write(frame(bytes(buf[start:pos]), 0xA))
             elif opcode == 0x8:
+                if n >= 2:
+                    self.close_code = (buf[start] << 8) | buf[start + 1]
                 self.transport.close()
         if pos:
             del buf[:pos]
@@ -129,23 +132,38 @@ class RawSocket:
         self._proto = proto
 
     @classmethod
-    async def connect(cls, url: str, on_message: Callable[[Msg], None]) -> RawSocket:
+    async def connect(
+        cls, url: str, on_message: Callable[[Msg], None], headers: dict[str, str] | None = None
+    ) -> RawSocket:
         parts = urlsplit(url)
         loop = asyncio.get_running_loop()
         _, proto = await loop.create_connection(
             lambda: _Proto(on_message), parts.hostname, parts.port or 80
         )
         key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         proto.transport.write(
             f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
             f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\n\r\n".encode()
+            f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
         )
         await proto.handshaken
         return cls(proto)
 
     def send(self, message: dict) -> None:
         self._proto.transport.write(frame(_encode(message)))
+
+    def send_raw(self, data: bytes) -> None:
+        """Already framed bytes (for floods)."""
+        self._proto.transport.write(data)
+
+    @property
+    def closed(self) -> bool:
+        return self._proto.closed.done()
+
+    @property
+    def close_code(self) -> int | None:
+        return self._proto.close_code
 
     async def close(self) -> None:
         t = self._proto.transport

@@ -1,5 +1,7 @@
 """Screenshots of every game's board at the start, mid-game and at the end, in English and
-Japanese, at desktop and phone width, written as PNGs into a folder.
+Japanese, at desktop and phone width (phones get the board turned), written as PNGs into a
+folder; also the move history panel looking at a past ply, the "tap to select" step, and every
+game's "How to play" page.
 
     .venv/bin/python tests/bench/screenshots.py OUT_DIR [--base-url http://127.0.0.1:8000]
 
@@ -51,6 +53,41 @@ def shoot(page, out: Path, stem: str) -> list[Path]:
     return written
 
 
+def shoot_rules(page, out: Path) -> list[Path]:
+    """Every game's "How to play" page, in both languages at both widths."""
+    written = []
+    for game in ("kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"):
+        page.goto(f"/static/rules.html?game={game}")
+        page.wait_for_selector("body[data-ready='1']")
+        written += shoot(page, out, f"rules-{game}")
+    return written
+
+
+def shoot_tap(browser, base_url: str, out: Path) -> list[Path]:
+    """A phone with a touch screen: a pit selected by the first tap, waiting for the second."""
+    written = []
+    for lang in ("en", "ja"):
+        ctx = browser.new_context(
+            viewport=PHONE,
+            base_url=base_url,
+            locale="ja-JP" if lang == "ja" else "en-US",
+            has_touch=True,
+            is_mobile=True,
+        )
+        ctx.add_init_script("localStorage.setItem('nyumba:speed', 'off')")
+        page = ctx.new_page()
+        page.goto("/")
+        start_game(page, "kalah", {"seeds": 4}, mode="computer", level="beginner")
+        wait_settled(page)
+        page.tap("[data-pit='c']")
+        page.wait_for_selector("[data-pit='c'].armed")
+        path = out / f"tap-to-play-{lang}-phone.png"
+        page.screenshot(path=str(path))
+        written.append(path)
+        ctx.close()
+    return written
+
+
 def play_one(page, pick) -> None:
     before = attr(page, "version")
     play_first(page, pick)
@@ -76,6 +113,8 @@ def run(out: Path, base_url: str) -> list[Path]:
         start_game(page, "kalah", mode="friend")  # the host waiting, with the link to share
         wait_settled(page)
         written += shoot(page, out, "friend-waiting")
+        written += shoot_rules(page, out)
+        written += shoot_tap(browser, base_url, out)
         for game in games:
             page.goto("/")
             start_game(page, game, OPTIONS.get(game), mode="local")
@@ -92,6 +131,12 @@ def run(out: Path, base_url: str) -> list[Path]:
             written += shoot(page, out, f"{game}-2-mid")
             if page.is_visible("#choices"):
                 page.click("#choice-cancel")
+            # The history panel, looking at the position after the second ply.
+            if page.locator("#history button.ply[data-ply='2']").count():
+                page.click("#history button.ply[data-ply='2']")
+                page.wait_for_selector("#viewing:not([hidden])")
+                written += shoot(page, out, f"{game}-2-history")
+                page.click("#live")
             plies = 0
             while attr(page, "over") != "1" and plies < 1000:
                 play_one(page, pick)

@@ -15,7 +15,7 @@ the wall-clock mean, and how many moves hit the level's wall-clock cap (none sho
 budget is meant to bind first, which is what keeps a level deterministic).
 
 ``--bao-mcts N`` instead plays, per Bao profile, the advanced alpha-beta against UCT with
-random playouts (``engine.ai_bao.mcts``) given ``N`` playouts per move (pick ``N`` so both use
+random playouts (``tests/bench/uct.py``) given ``N`` playouts per move (pick ``N`` so both use
 about the same time per move; the times are printed): how the Bao search was chosen.
 
 ``--latency N`` instead times every level and the hint on ``N`` positions from random games
@@ -53,11 +53,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import uct
 
 import engine
-from engine import ai, ai_bao, search
+from engine import ai, search
 
-WIN_VALUE = {"kalah": 4 * search.WIN, "oware": 4 * search.WIN, "bao": ai_bao.WIN}
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
 PAIRS = ["beginner:intermediate", "intermediate:advanced"]
 
@@ -109,16 +111,14 @@ def _hangs(game: Any, state: Any, move: Any) -> bool:
     if game.to_move(after) == me:
         return False  # a Kalah extra turn: never a blunder at once
     _, result = ai.analyse(game, after, ai.Budget(nodes=3_000, seconds=60.0), 0)
-    return result is not None and result.value >= WIN_VALUE[ai.family(game)]
+    return result is not None and result.value >= search.WIN
 
 
 def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     if who.startswith("mcts"):
         n = int(who.split("=")[1])
         deadline = time.perf_counter() + 30
-        return ai_bao.mcts(
-            game, state, n, lambda: time.perf_counter() > deadline, random.Random(seed)
-        ).move
+        return uct.mcts(game, state, n, lambda: time.perf_counter() > deadline, random.Random(seed))
     return ai.choose(game, state, who, seed)
 
 

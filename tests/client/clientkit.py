@@ -84,7 +84,7 @@ def play_first(page, pick=None):
         (choices.nth(pick.randrange(choices.count())) if pick else choices.first).click()
 
 
-def play_out(pages, max_plies=600, timeout=30.0):
+def play_out(pages, max_plies=600, timeout=120.0):
     """Let whichever page may move play its first lit pit until the game is over.
     Returns the number of plies played through the UI."""
     plies = 0

@@ -46,14 +46,18 @@ class Watched:
 def open_page(browser, live_server):
     """open_page(context=None, speed="off", lang="en", viewport=DESKTOP, path="/") -> Page.
 
+    ``open_page.context(..., has_touch=True, is_mobile=True)`` passes further options to
+    Playwright's ``new_context`` (a phone with a touch screen).
+
     Without a context a new one (a new browser profile: its own localStorage, so its own seat
     tokens) is made. ``allow(pattern)`` marks browser console messages a test expects."""
     contexts = []
     watched: list[Watched] = []
     allowed: list[re.Pattern] = []
 
-    def new_context(speed="off", lang="en", viewport=DESKTOP):
+    def new_context(speed="off", lang="en", viewport=DESKTOP, **extra):
         ctx = browser.new_context(
+            **extra,
             viewport=viewport,
             locale="ja-JP" if lang == "ja" else "en-US",
             base_url=live_server,

@@ -40,6 +40,8 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
     )
     host.wait_for_selector("#app[data-myturn='1']", timeout=20_000)
     assert not host.is_visible("#handover")
+    # Nobody to ask for a takeback while the computer sits there (issue 17).
+    assert not host.is_visible("#takeback")
 
     # The friend comes back (same browser profile, same token) and takes the seat back.
     back = open_page(friend_ctx, path=url)

@@ -25,12 +25,17 @@ def test_friend_game_played_to_its_result(open_page, game, options, speed, total
     friend = open_page(path=url, speed=speed, viewport=PHONE)
     wait_open(friend)
     assert attr(friend, "sides") == "1"
-    host.wait_for_selector("#share", state="hidden")
-    # A third profile only watches: no lit pits, no game buttons.
+    # The friend is here: no more waiting, but the link stays for spectators (issue 17).
+    host.wait_for_selector("#share-wait", state="hidden")
+    assert host.is_visible("#share-url") and host.input_value("#share-url") == url
+    # A third profile only watches: no lit pits, no game buttons; everyone sees one watcher.
     watcher = open_page(path=url, speed="off")
     wait_open(watcher)
     assert attr(watcher, "sides") == ""
     assert "watching" in watcher.inner_text("#status")
+    assert watcher.input_value("#share-url") == url
+    host.wait_for_selector("#seats .watchers[data-watchers='1']")
+    assert "1 watching" in host.inner_text("#seats")
 
     # Pits carry their name and count for screen readers.
     label = host.get_attribute("[data-pit].lit >> nth=0", "aria-label")
@@ -129,5 +134,6 @@ def test_offers_draw_and_takeback_and_copying_the_link(open_page):
     host.click("#accept")
     for p in (host, friend):
         p.wait_for_selector("#app[data-over='1']")
-    assert "Draw." in host.inner_text("#result") and "agreement" in host.inner_text("#result")
+    result = host.inner_text("#result")
+    assert result == "Draw by agreement." and "Adjudication" not in result  # said once (issue 17)
     assert "引き分け" in friend.inner_text("#result")

@@ -59,7 +59,8 @@ def test_keyboard_play_with_a_direction_choice_on_bao(open_page):
     page.wait_for_selector("#choices:not([hidden])")
     assert "A6" in page.inner_text("#choices-heading")
     labels = page.locator("#choices button.choice").all_inner_texts()
-    assert any("left" in label for label in labels) and any("right" in label for label in labels)
+    assert any("↺ anticlockwise" in label for label in labels)
+    assert any("↻ clockwise" in label for label in labels)
     page.keyboard.press("Escape")
     page.wait_for_selector("#choices", state="hidden")
     assert page.evaluate("document.activeElement.dataset.pit") == "A6"
@@ -67,7 +68,7 @@ def test_keyboard_play_with_a_direction_choice_on_bao(open_page):
     page.keyboard.press("Enter")
     page.wait_for_selector("#choices:not([hidden])")
     page.keyboard.press("Tab")
-    page.keyboard.press("Enter")  # the second choice: → right
+    page.keyboard.press("Enter")  # the second choice: ↻ clockwise (R)
     page.wait_for_selector("#app[data-plies='1']")
     wait_settled(page)
     assert "South A6R" in page.inner_text("#last")

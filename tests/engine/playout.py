@@ -12,6 +12,8 @@ public API and checks, at every ply:
   ``state_type``;
 - ``steps`` replayed on the pre-move ``board()`` give exactly the post-move ``board()``
   (``STEP_KINDS`` says what each kind does; a family with new kinds adds them there);
+- ``apply`` agrees with ``play``, ``steps``, ``notation``, ``to_move``, ``outcome`` and
+  ``choices`` (each choice is a legal move's notation with its ``origin``);
 - every game ends within ``max_plies`` and its outcome agrees with its score.
 """
 
@@ -123,12 +125,29 @@ def check_position(game: Any, state: Any, total_seeds: int) -> tuple[Any, ...]:
     return legal
 
 
+def check_choices(game: Any, state: Any) -> None:
+    """``choices`` are the legal moves in order, each with its notation and ``origin``."""
+    legal = game.legal_moves(state)
+    choices = game.choices(state)
+    assert [c.move for c in choices] == [game.notation(m) for m in legal], choices
+    assert [(c.pit, c.choice) for c in choices] == [game.origin(m, state) for m in legal]
+
+
 def check_move(game: Any, state: Any, move: Any) -> Any:
-    """Play ``move`` and check purity and steps; returns the new state."""
+    """Play ``move`` and check purity, steps and ``apply``; returns the new state."""
     before = msgspec.msgpack.encode(state)
+    transition = game.apply(state, move)
     steps = game.steps(state, move)
     after = game.play(state, move)
-    assert msgspec.msgpack.encode(state) == before, "play() changed its input"
+    assert msgspec.msgpack.encode(state) == before, "play() or apply() changed its input"
+    assert transition.move == move and transition.notation == game.notation(move)
+    assert transition.after == after, (game.describe(transition.after), game.describe(after))
+    assert msgspec.msgpack.encode(transition.after) == msgspec.msgpack.encode(after)
+    assert transition.steps == steps
+    assert transition.to_move == game.to_move(after)
+    assert transition.outcome == game.outcome(after)
+    assert transition.choices == game.choices(after)
+    check_choices(game, after)
     assert isinstance(after, game.state_type)
     for step in steps:  # what goes on the wire: exact types (a bool is not a player)
         assert type(step) is Step and type(step.seeds) is int, step

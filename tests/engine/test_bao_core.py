@@ -1,4 +1,4 @@
-"""Scenario tests for the Bao core rules B1–B20 (``shared/rules/bao.md``).
+"""Scenario tests for the Bao core rules B1–B20 (``docs/rules/bao.md``).
 
 Boards are drawn as the literature draws them, North on top, each row read as South sees it:
 b8..b1 / a8..a1 / A1..A8 / B1..B8. Every test asserts whole positions (``describe``), worked

@@ -1,4 +1,4 @@
-"""Scenario tests for profile ``bao-kiswahili``, rules K1–K6 (``shared/rules/bao.md``).
+"""Scenario tests for profile ``bao-kiswahili``, rules K1–K6 (``docs/rules/bao.md``).
 
 Boards drawn North on top, rows as South sees them: b8..b1 / a8..a1 / A1..A8 / B1..B8.
 """

@@ -1,4 +1,4 @@
-"""Scenario tests for profile ``bao-kujifunza``, rules J1–J3 (``shared/rules/bao.md``).
+"""Scenario tests for profile ``bao-kujifunza``, rules J1–J3 (``docs/rules/bao.md``).
 
 Boards drawn North on top, rows as South sees them: b8..b1 / a8..a1 / A1..A8 / B1..B8.
 """

@@ -1,4 +1,4 @@
-"""The reference positions of ``shared/rules/bao.md`` (de Voogt 1994/1995, KIBA 2009).
+"""The reference positions of ``docs/rules/bao.md`` (de Voogt 1994/1995, KIBA 2009).
 
 Boards drawn North on top, rows as South sees them: b8..b1 / a8..a1 / A1..A8 / B1..B8.
 """

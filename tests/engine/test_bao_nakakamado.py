@@ -1,4 +1,4 @@
-"""Scenario tests and random playouts for ``bao-nakakamado-a``, rules N1–N9 (``shared/rules/bao.md``).
+"""Scenario tests and random playouts for ``bao-nakakamado-a``, rules N1–N9 (``docs/rules/bao.md``).
 
 Boards are drawn North on top, each row read as South sees it: b8..b1 / a8..a1 / A1..A8 /
 B1..B8, and every test asserts whole positions worked out by hand from the rules. The N9
@@ -20,6 +20,8 @@ from engine import BadNotation, BadOptions, IllegalMove, Outcome, Step, records
 from engine import bao_core as core
 from engine import bao_nakakamado as nk
 from engine.bao import KISWAHILI, PASS, Bao, Move, State
+from engine.bao_board import NAMES
+from engine.records import nakakamado as app
 
 N = engine.load("bao-nakakamado-a")
 K = engine.load("bao-kiswahili")
@@ -119,8 +121,8 @@ def test_N2_a_namua_start_lift_that_empties_the_owned_nyumba_ends_ownership():
         """,
         "N namua hands=25,22 nyumba=N",
     )
-    assert nk.parts_from_the_app(N, state, N.parse(state, "A5R"), after)
-    assert not nk.parts_from_the_app(N, state, N.parse(state, "A7L"), play(N, state, "A7L"))
+    assert app.parts_from_the_app(N, state, N.parse(state, "A5R"), after)
+    assert not app.parts_from_the_app(N, state, N.parse(state, "A7L"), play(N, state, "A7L"))
 
 
 HOUSE_ALONE = """
@@ -145,7 +147,7 @@ def test_N3_the_tax_applies_whatever_the_owned_nyumba_holds():
         """,
         "N namua hands=21,22 nyumba=SN",
     )
-    assert nk.app_move(N, state, move) == {
+    assert app.app_move(N, state, move) == {
         "type": "takata",
         "phase": "namua",
         "row": 0,
@@ -208,7 +210,7 @@ def test_N5_two_captures_add_one_seed_from_each_hand_to_the_end_pit():
         Step("place", pit="A1", seeds=1, player=0, note="nyakua"),
         Step("place", pit="A1", seeds=1, player=1, note="nyakua"),
     )
-    assert nk.app_result(N, state, move, N.play(state, move)) == {
+    assert app.app_result(N, state, move, N.play(state, move)) == {
         "player": 0,
         "move": {
             "type": "capture",
@@ -240,7 +242,7 @@ def test_N5_one_capture_adds_nothing():
         """,
         "N namua hands=4,5 nyumba=-",
     )
-    result = nk.app_result(N, state, N.parse(state, "A4R"), after)
+    result = app.app_result(N, state, N.parse(state, "A4R"), after)
     assert (result["captures"], result["stolen"], result["added"], result["endpoint"]) == (
         1,
         0,
@@ -371,9 +373,9 @@ def test_N5_a_nyumba_stop_takes_the_addition_and_a_lost_nyumba_stays_lost():
         "N namua hands=3,4 nyumba=-",
     )
     stop, use = (N.parse(state, m) for m in ("A1L", "A1L+"))
-    assert nk.app_move(N, state, stop)["houseChoice"] == "stop"
-    assert nk.app_move(N, state, use)["houseChoice"] == "use"
-    assert "houseChoice" not in nk.app_move(N, state, N.parse(state, "A4R"))
+    assert app.app_move(N, state, stop)["houseChoice"] == "stop"
+    assert app.app_move(N, state, use)["houseChoice"] == "use"
+    assert "houseChoice" not in app.app_move(N, state, N.parse(state, "A4R"))
     lost = at(
         N, HOUSE_STOP.replace("38", "44").replace("1 6 0", "1 0 0"), "S namua hands=5,5 nyumba=N"
     )
@@ -438,7 +440,7 @@ def test_N7_an_empty_hand_in_a_set_up_namua_position_passes():
     assert N.legal_moves(state) == (PASS,)
     after = N.play(state, PASS)
     assert N.describe(after) == N.describe(state).replace(" S ", " N ")
-    assert nk.app_result(N, state, PASS, after) == {
+    assert app.app_result(N, state, PASS, after) == {
         "player": 0,
         "move": {"type": "pass"},
         "placed": 0,
@@ -475,8 +477,8 @@ def test_N8_an_endless_move_stays_legal_and_is_cut_off_after_512_laps():
         Step("stop", pit=N.steps(state, move)[-2].pit, note="endless"),
         Step("end", note="relay-limit"),
     )
-    assert nk.app_board(N, state, after, 1)["winner"] == 1  # the mover's opponent
-    assert nk.app_board(N, state, after, 1)["reason"] == "relay-limit"
+    assert app.app_board(N, state, after, 1)["winner"] == 1  # the mover's opponent
+    assert app.app_board(N, state, after, 1)["reason"] == "relay-limit"
 
 
 def test_N8_the_cut_comes_when_the_limit_th_lap_ends_in_an_occupied_pit():
@@ -595,7 +597,7 @@ def check_nyakua(game: Any, state: State, move: Move, after: State, seen: dict) 
     assert taken == ((2, 1) if fired else (1, 0)), (game.describe(state), move)
     if fired:
         pit = (p << 4) + summary.endpoint
-        place = Step("place", pit=nk.NAMES[pit], seeds=1, note="nyakua")
+        place = Step("place", pit=NAMES[pit], seeds=1, note="nyakua")
         steps = [s for s in game.steps(state, move) if s.kind == "place" and s.note]
         assert steps == [
             msgspec.structs.replace(place, player=p),

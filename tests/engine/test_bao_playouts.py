@@ -13,11 +13,12 @@ import os
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from playout import check_random_playouts
 
 import engine
-from engine import Step
+from engine import Step, Transition
 from engine.bao import Move, State
 
 # Games per profile at its default options; the other option value gets a third as many.
@@ -48,8 +49,16 @@ class CheckerView:
         return after
 
     def steps(self, state: State, move: Move) -> tuple[Step, ...]:
+        return self.translate(self.game.steps(state, move))
+
+    def apply(self, state: State, move: Move) -> Transition:
+        transition = self.game.apply(state, move)
+        return msgspec.structs.replace(transition, steps=self.translate(transition.steps))
+
+    def translate(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        """Bao's step words as the checker's."""
         out: list[Step] = []
-        for step in self.game.steps(state, move):
+        for step in steps:
             if step.kind == "place":
                 out.append(Step("lift", pit=f"hand{step.player}", seeds=1))
                 out.append(Step("sow", pit=step.pit, seeds=1))
@@ -141,7 +150,7 @@ def test_fast_playouts_replay_through_the_public_api(name, takasia):
     rng = random.Random(31)
     for _ in range(150):
         moves: list[Move] = []
-        winner, plies = game._random_playout(rand=rng.random, record=moves)
+        winner, plies = game.random_playout(rand=rng.random, record=moves)
         assert plies == len(moves)
         state = game.start()
         for move in moves:

@@ -1,4 +1,4 @@
-"""Scenario tests for Kalah, one or more per rule of shared/rules/kalah.md (K1–K10).
+"""Scenario tests for Kalah, one or more per rule of docs/rules/kalah.md (K1–K10).
 
 Boards are drawn as seen from South, North's pits reading F…A left to right:
 

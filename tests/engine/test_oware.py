@@ -1,4 +1,4 @@
-"""Scenario tests for Oware (Abapa), one or more per rule of shared/rules/oware.md (O1–O12).
+"""Scenario tests for Oware (Abapa), one or more per rule of docs/rules/oware.md (O1–O12).
 
 Boards are drawn as seen from South, North's pits reading F…A left to right, with the captured
 seeds (score trays) beside them:

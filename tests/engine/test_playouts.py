@@ -2,7 +2,7 @@
 
 Three kinds: the shared invariant checker through the public API; the engine against the plain
 restatement of the rules in ``sowing_reference.py``, ply by ply; and the private fast path
-(``_random_playout``) replayed through the public API.
+(``random_playout``) replayed through the public API.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_fast_playouts_replay_through_the_public_api(name, options):
     rng = random.Random(31)
     for _ in range(300):
         moves: list[int] = []
-        winner, plies = game._random_playout(rand=rng.random, record=moves)
+        winner, plies = game.random_playout(rand=rng.random, record=moves)
         assert plies == len(moves)
         state = game.start()
         for move in moves:
@@ -103,7 +103,7 @@ def test_fast_playout_from_a_midgame_position_continues_the_history():
     rng = random.Random(5)
     for _ in range(50):
         moves: list[int] = []
-        winner, _plies = game._random_playout(state, rng.random, moves)
+        winner, _plies = game.random_playout(state, rng.random, moves)
         end = state
         for move in moves:
             end = game.play(end, move)

@@ -1,4 +1,4 @@
-"""Game records (``engine/records.py``, ``engine/RECORDS.md``): both formats written, loaded back
+"""Game records (``engine/records/``, ``engine/RECORDS.md``): both formats written, loaded back
 by replaying, and refused with a message naming the first bad ply or field.
 
 Fixtures in ``tests/engine/data``: ``nakakamado_hand.json`` was written by hand from the

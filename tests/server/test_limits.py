@@ -29,11 +29,11 @@ def test_frames_over_8_kib_close_the_socket_with_1009(server):
     assert closed.value.rcvd.code == 1009
 
 
-def test_a_message_flood_is_closed_with_1008_but_pings_are_exempt(server):
+def test_a_message_flood_is_closed_with_1008(server):
     r, south, north = seated_pair(server)
-    for i in range(150):  # pings never count
+    for i in range(20):  # a browser's pings: within their own allowance
         north.send(t="ping", n=i)
-    for i in range(150):
+    for i in range(20):
         assert north.expect("pong")["n"] == i
     for i in range(100):  # exactly the budget: still open
         south.send(t="offer", room=r["room"], kind="takeback", id=f"o{i}")
@@ -46,6 +46,48 @@ def test_a_message_flood_is_closed_with_1008_but_pings_are_exempt(server):
     watcher = Client(server.ws_url)
     watcher.join(r["room"])
     assert watcher.state["version"] == 0 and watcher.state["outcome"] is None
+
+
+def test_a_ping_flood_is_closed_with_1008(server):
+    """Pings count, at a small allowance of their own (issue 16: two sockets pinging
+    nonstop got 24,000 pongs/s and stalled every other room)."""
+    c = Client(server.ws_url)
+    pongs = 0
+    with pytest.raises(ConnectionClosed) as closed:
+        for i in range(200):  # the server may close while these are still going out
+            c.send(t="ping", n=i)
+        while True:
+            pongs += json.loads(c.ws.recv(timeout=5))["t"] == "pong"
+    assert closed.value.rcvd.code == 1008
+    assert pongs <= 20
+
+
+def test_one_address_has_one_budget_for_all_its_sockets(store_kind, tmp_path, key_prefix):
+    srv = make_server(
+        store_kind,
+        tmp_path,
+        key_prefix + "addr-budget:",
+        NYUMBA_RATE_MESSAGES_PER_ADDRESS="60",
+    )
+    try:
+        headers = {"X-Forwarded-For": "198.51.100.23"}
+        socks = [Client(srv.ws_url, headers=headers) for _ in range(4)]
+        for i in range(15):  # 60 in all, 15 a socket: far under each socket's own budget
+            for s in socks:
+                s.send(t="ping", n=i)
+        for s in socks:
+            for i in range(15):
+                assert s.expect("pong")["n"] == i
+        socks[0].send(t="ping", n=99)  # the 61st from this address
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                socks[0].ws.recv(timeout=5)
+        assert closed.value.rcvd.code == 1008
+        other = Client(srv.ws_url, headers={"X-Forwarded-For": "203.0.113.5"})
+        other.send(t="ping", n=1)
+        assert other.expect("pong")["n"] == 1
+    finally:
+        srv.stop()
 
 
 def _masked(payload: bytes) -> bytes:

@@ -1,0 +1,123 @@
+// The move history panel: every ply of the game, numbered, by side. Plies one side makes in a
+// row (Kalah's extra turns) share one numbered line; a Bao move's laps (captures, relays, where
+// it stopped) are listed under it; captures, NYAKUA, tax and safari are said in words. Choosing a
+// ply asks the page to show the position after it (read-only); the live page and the replay use
+// the same panel.
+//
+// Entries are what the server sends: `states[0]` is the start, `states[i]` the position after
+// ply i ({board, to_move, last: {move, side, steps}}), from POST /api/replay for a record, then
+// grown by each live state.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { plyFacts, plyLaps } from "./words.js";
+
+export class HistoryPanel {
+  // onPick(i): show the position after ply i (0: the start).
+  constructor(container, { onPick = () => {} } = {}) {
+    this.container = container;
+    this.onPick = onPick;
+    this.states = [];
+    this.selected = null; // the ply being looked at, or null for the latest
+    this.list = h("ol", { class: "history-list", "aria-label": t("history.heading") });
+    this.empty = h("p", { class: "muted history-empty" });
+    container.replaceChildren(this.empty, this.list);
+    container.classList.add("history");
+  }
+
+  get plies() {
+    return Math.max(0, this.states.length - 1);
+  }
+
+  set(states) {
+    this.states = states.slice();
+    this.render();
+  }
+
+  // The next ply, as a live state brings it.
+  push(state) {
+    this.states.push({ board: state.board, to_move: state.to_move, last: state.last });
+    this.render();
+  }
+
+  // An undo or a takeback: keep the first `plies` plies.
+  truncate(plies) {
+    this.states.length = Math.min(this.states.length, plies + 1);
+    if (this.selected !== null && this.selected > this.plies) this.selected = null;
+    this.render();
+  }
+
+  select(i) {
+    this.selected = i;
+    for (const b of this.list.querySelectorAll("button.ply")) {
+      const on = Number(b.dataset.ply) === i;
+      b.classList.toggle("selected", on);
+      if (on) b.setAttribute("aria-current", "step");
+      else b.removeAttribute("aria-current");
+    }
+    this.reveal(this.list.querySelector("button.ply.selected"));
+  }
+
+  // Scroll the list (never the page) so that `el` is in view.
+  reveal(el) {
+    if (!el) return;
+    const list = this.list;
+    const top = el.offsetTop;
+    if (top < list.scrollTop || top + el.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
+
+  render() {
+    const sideName = (side) => t(`side.${side}`);
+    const groups = [];
+    for (let i = 1; i < this.states.length; i += 1) {
+      const last = this.states[i].last;
+      if (!last) continue;
+      const prev = groups[groups.length - 1];
+      if (prev && prev.side === last.side) prev.plies.push(i);
+      else groups.push({ side: last.side, plies: [i] });
+    }
+    this.empty.textContent = t("history.none");
+    this.empty.hidden = groups.length > 0;
+    this.list.setAttribute("aria-label", t("history.heading"));
+    this.list.replaceChildren(
+      ...groups.map((g, n) =>
+        h("li", { class: `turn side${g.side}`, dataset: { side: g.side, turn: n + 1 } },
+          h("span", { class: "turn-no" }, `${n + 1}.`),
+          h("span", { class: "turn-side" }, sideName(g.side)),
+          h("span", { class: "turn-plies" }, ...g.plies.map((i, k) => this.plyButton(i, k, g.plies.length, sideName)))),
+      ),
+    );
+    if (this.selected !== null) this.select(this.selected);
+    else this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  plyButton(i, k, count, sideName) {
+    const last = this.states[i].last;
+    const facts = plyFacts(last, sideName);
+    const laps = plyLaps(last);
+    const marks = [];
+    if (facts.some((f) => f === t("last.nyakua"))) marks.push(h("span", { class: "tag nyakua" }, "NYAKUA"));
+    const word = h("span", { class: "ply-facts" }, facts.join(" · "));
+    const lapLine = laps.length > 1 || laps.some((l) => l.kind !== "stop")
+      ? h("span", { class: "ply-laps", "aria-hidden": "true" },
+        ...laps.map((l) => h("span", { class: `lap lap-${l.kind}` }, l.n ? `${l.text}(${l.n})` : l.text)))
+      : null;
+    const chained = count > 1 ? t("history.chain", { k: k + 1, n: count }) : "";
+    const label = [t("history.ply", { i, side: sideName(last.side), move: last.move }), chained, ...facts]
+      .filter(Boolean).join(", ");
+    return h("button", {
+      type: "button",
+      class: `ply${facts.length ? " has-facts" : ""}${laps.some((l) => l.kind === "capture") ? " capture" : ""}`,
+      dataset: { ply: i, move: last.move },
+      "aria-label": label,
+      onclick: () => this.onPick(i),
+    },
+    k > 0 ? h("span", { class: "chain", "aria-hidden": "true" }, "↪") : null,
+    h("span", { class: "ply-move" }, last.move),
+    ...marks,
+    facts.length ? word : null,
+    lapLine);
+  }
+}

@@ -1,0 +1,73 @@
+"""Oware's game tree for the search, on packed boards with ``engine.oware.play_packed``.
+
+Move ordering: by seeds captured. Evaluation: four times the captured difference plus the
+difference of seeds on each side, in quarter seeds. The repetition rule (O11) depends on the
+path, not only the board: the tree keeps the set of boards since the last capture (the game's
+own, ``Oware.seen``, at the root, then the line searched, through ``enter``/``leave``) and,
+when a capture-free move lands on one of them, lets ``play_packed`` end the game by O11
+exactly as the real game would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import oware as O
+from engine.search.alphabeta import won
+from engine.search.tree import Kid, Plain
+from engine.sowing import OVER
+
+SCORES = O.SCORES  # b >> SCORES: both score trays
+T0, T1 = O.SH[12], O.SH[13]
+
+
+class OwareTree(Plain):
+    line = True
+    clock = 511
+
+    def __init__(self, game: O.Oware, state: O.OwareState) -> None:
+        self.root = O.pack(state)
+        self.path = game.seen(state)  # boards since the last capture, the root's included
+        self.stack: list[set[int]] = []  # the paths a capture set aside, innermost last
+        self.scratch: set[int] = set()
+
+    def evaluate(self, x: int) -> int:
+        data = x.to_bytes(15, "little")
+        a, c = data[13], data[14]
+        pa = sum(data[1:7])
+        v = 4 * (a - c) + (2 * pa - 48 + a + c)  # seeds on South's side minus North's
+        return -v if x & 1 else v
+
+    def children(self, x: int) -> list[Kid]:
+        p = x & 1
+        st = T1 if p else T0
+        before = x >> st & 255
+        scores = x >> SCORES
+        play, path, scratch = O.play_packed, self.path, self.scratch
+        out: list[Kid] = []
+        for i in O.moves_packed(x):
+            scratch.clear()
+            c = play(x, i, scratch)
+            gain = (c >> st & 255) - before
+            if not c & OVER and c >> SCORES == scores and c in path:
+                c = play(x, i, {c})  # O11: the rules end the game by repetition
+            if c & OVER:
+                a, n = c >> T0 & 255, c >> T1 & 255
+                out.append((gain, i, c, won(n - a if p else a - n), False))
+            else:
+                out.append((gain, i, c, None, False))
+        out.sort(reverse=True)
+        return out
+
+    def enter(self, x: int, y: Any) -> None:
+        if y >> SCORES != x >> SCORES:  # a capture: O11 starts afresh
+            self.stack.append(self.path)
+            self.path = {y}
+        else:
+            self.path.add(y)
+
+    def leave(self, x: int, y: Any) -> None:
+        if y >> SCORES != x >> SCORES:
+            self.path = self.stack.pop()
+        else:
+            self.path.discard(y)

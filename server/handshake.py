@@ -1,0 +1,90 @@
+"""Deadlines for connections that have not said what they want.
+
+uvicorn's HTTP protocol (h11) times out an idle keep-alive connection, but a
+new connection that sends nothing, or dribbles its request head a byte at a
+time, is held open for as long as the client likes: measured on main, such
+connections stayed 30 s+ and, with 1,024 file descriptors, one address
+holding them blocked every new visitor (health checks too). Here a request
+head must be complete within ``HEAD_TIMEOUT_S`` of the connection (or of the
+previous response on a kept-alive one); otherwise the connection is closed.
+A WebSocket's first message (the join) has a deadline of its own (the
+socket endpoint).
+
+``raise_fd_limit`` lifts the soft file-descriptor limit to the hard one at
+start: the per-address socket cap (``server/addrcap.py``) keeps any one
+address from using them all, and the default soft limit (often 1,024) is
+below what a node serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger("nyumba.handshake")
+
+HEAD_TIMEOUT_S = 10.0
+
+
+class GuardedH11(H11Protocol):
+    """h11 with a deadline on every request head."""
+
+    head_timeout_s = HEAD_TIMEOUT_S
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+        super().connection_made(transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_timer = self.loop.call_later(self.head_timeout_s, self._head_overdue)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_overdue(self) -> None:
+        self._head_timer = None
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if transport.get_protocol() is not self:  # upgraded to a WebSocket meanwhile
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            return  # a request is being answered
+        log.info("closing %s: no complete request head in %.0f s", self.client, self.head_timeout_s)
+        transport.close()
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before or self.transport.get_protocol() is not self:
+            self._disarm()  # a whole request head arrived (or the socket was upgraded)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()  # the next request's head has the same deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def raise_fd_limit() -> tuple[int, int]:
+    """Soft RLIMIT_NOFILE up to the hard limit; returns (soft, hard) after."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return (0, 0)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return soft, hard

@@ -1,0 +1,124 @@
+"""Hardening, WebSocket side (issue 16): names that disguise themselves, seats
+nobody took, budgets that count everything, caps that hold under races."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from serverproc import ServerProcess, make_server
+from websockets.asyncio.client import connect as ws_connect
+from wsclient import Client, create_room
+
+from server.embedded import EmbeddedValkey
+
+
+def test_names_that_hide_or_impersonate_are_refused(server):
+    r = create_room(server.url, "kalah", mode="friend")
+    c = Client(server.ws_url)
+    for bad in (
+        "\u202eretupmoC",  # right-to-left override: shows as "Computer"
+        "Jo\u200bhn",  # zero-width space
+        "next\u0085line",  # C1 control (NEL)
+        "   ",  # only spaces
+        "\u3000",  # only an ideographic space
+        "Computer",
+        "computer (advanced)",
+        "\u0421omputer",  # Cyrillic Es
+        "C0MPUTER",
+    ):
+        c.send(t="join", room=r["room"], token=r["token"], name=bad)
+        assert c.expect("error")["code"] == "bad-message", repr(bad)
+    c.send(t="join", room=r["room"], token=r["token"], name="Zoë wa Bao")
+    c.expect("welcome")
+    c.wait_state(lambda s: s["seats"][0]["name"] == "Zoë wa Bao")
+
+
+def test_a_seat_nobody_took_cannot_be_handed_to_the_computer(server):
+    """The invited friend must still find the seat free, however long they take."""
+    r = create_room(server.url, "kalah", mode="friend", side="south")
+    south = Client(server.ws_url)
+    south.join(r["room"], r["token"])
+    time.sleep(2.0)  # past the test server's 1.5 s absence window
+    south.send(t="hand_over", room=r["room"], id="h1")
+    assert south.expect("error", id="h1")["code"] == "not-allowed"
+    friend = Client(server.ws_url)
+    assert friend.join(r["room"])["sides"] == [1]
+
+
+def test_a_crowd_joining_at_once_gets_no_more_than_the_room_cap(store_kind, tmp_path, key_prefix):
+    """The cap is checked and taken in one step in the store (150 simultaneous
+    visitors all got into a room capped at 64 when it was a count, then a write)."""
+    srv = make_server(store_kind, tmp_path, key_prefix + "crowd:", NYUMBA_SOCKETS_PER_ROOM="8")
+    try:
+        r = create_room(srv.url, "kalah", mode="friend")
+
+        async def crowd() -> list[str]:
+            socks = [await ws_connect(srv.ws_url) for _ in range(40)]
+            await asyncio.gather(
+                *(s.send(json.dumps({"t": "join", "room": r["room"]})) for s in socks)
+            )
+
+            async def first(s) -> str:
+                while True:
+                    msg = json.loads(await asyncio.wait_for(s.recv(), 20))
+                    if msg["t"] in ("welcome", "error"):
+                        return msg["t"] if msg["t"] == "welcome" else msg["code"]
+
+            answers = await asyncio.gather(*(first(s) for s in socks))
+            await asyncio.gather(*(s.close() for s in socks))
+            return answers
+
+        answers = asyncio.run(crowd())
+        assert answers.count("welcome") == 8, answers
+        assert answers.count("room-full") == 32
+    finally:
+        srv.stop()
+
+
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+
+
+def test_a_node_whose_clock_runs_ahead_cannot_hand_over_a_connected_seat(tmp_path, key_prefix):
+    """Presence is judged on the store's clock, not each node's."""
+    if not FAKETIME.exists():
+        if os.environ.get("CI"):
+            pytest.fail("libfaketime is missing (.ci/apt-packages: faketime)")
+        pytest.skip("libfaketime is not installed")
+    store = EmbeddedValkey(tmp_path / "valkey").start()
+    env = {
+        "NYUMBA_KEY_PREFIX": key_prefix + "clock:",
+        "NYUMBA_ABSENT_MS": "60000",
+        "NYUMBA_TICK_MS": "300",
+        "NYUMBA_PRESENCE_TTL_MS": "1000",
+    }
+    skewed = {
+        **env,
+        "LD_PRELOAD": str(FAKETIME),
+        "FAKETIME": "+180s",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
+    honest = ServerProcess(redis_url=store.url, data_dir=tmp_path / "a", env=env)
+    ahead = ServerProcess(redis_url=store.url, data_dir=tmp_path / "b", env=skewed)
+    try:
+        honest.start()
+        ahead.start()
+        r = create_room(honest.url, "kalah", mode="friend", side="south")
+        south = Client(honest.ws_url)
+        south.join(r["room"], r["token"])
+        north = Client(ahead.ws_url)
+        north.join(r["room"])
+        assert north.sides == [1]
+        time.sleep(1.5)  # ticks on both nodes
+        north.send(t="hand_over", room=r["room"], id="h1")
+        assert north.expect("error", id="h1")["code"] == "not-absent"
+        st = south.wait_state(lambda s: s["seats"][0]["present"])
+        assert st["seats"][0]["holder"] == "person"
+    finally:
+        ahead.stop()
+        honest.stop()
+        store.stop()
