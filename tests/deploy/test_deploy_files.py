@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+import httpx
 import yaml
+from proxykit import Nginx
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
 
@@ -136,45 +135,7 @@ def test_kubernetes_redis_password_comes_from_a_secret():
     assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")  # defined before use
 
 
-def _nginx_config(tmp: Path, listen: int, nodes: list[ServerProcess]) -> Path:
-    """deploy/proxy/nginx.conf with the compose hostnames replaced by local nodes."""
-    text = (DEPLOY / "proxy" / "nginx.conf").read_text()
-    servers = "".join(f"        server 127.0.0.1:{n.port};\n" for n in nodes)
-    text, count = re.subn(
-        r"(    upstream nyumba \{\n)(?:.*\n)*?(        keepalive)",
-        lambda m: m.group(1) + servers + m.group(2),
-        text,
-    )
-    assert count == 1
-    text = text.replace("listen 80;", f"listen 127.0.0.1:{listen};")
-    text = text.replace(
-        "http {",
-        f"http {{\n    access_log off;\n    client_body_temp_path {tmp}/body;\n"
-        f"    proxy_temp_path {tmp}/proxy;",
-        1,
-    )
-    text = text.replace(
-        "worker_processes auto;",
-        f"worker_processes 1;\npid {tmp}/nginx.pid;\nerror_log {tmp}/error.log;",
-    )
-    conf = tmp / "nginx.conf"
-    conf.write_text(text)
-    return conf
-
-
-def _nginx() -> str:
-    path = shutil.which("nginx") or (
-        "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None
-    )
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("nginx is missing: .ci/apt-packages installs it")
-        pytest.skip("nginx is not installed on this machine (CI installs it)")
-    return path
-
-
 def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_path, key_prefix):
-    nginx = _nginx()
     from server.cli import embedded_valkey
 
     with embedded_valkey(tmp_path / "valkey") as embedded:
@@ -188,23 +149,9 @@ def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_pa
             for i in range(3)
         ]
         port = free_port()
-        conf = _nginx_config(tmp_path, port, nodes)
-        subprocess.run([nginx, "-t", "-c", str(conf)], check=True, capture_output=True)
-        proxy = subprocess.Popen(
-            [nginx, "-c", str(conf), "-g", "daemon off;"], stderr=subprocess.DEVNULL
-        )
+        proxy = Nginx(tmp_path, f"127.0.0.1:{port}", [n.port for n in nodes])
         try:
-            base = f"http://127.0.0.1:{port}"
-            import time
-
-            import httpx
-
-            for _ in range(50):
-                try:
-                    if httpx.get(base + "/healthz").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
+            base = proxy.__enter__()
             # Round-robin: health checks land on more than one node.
             seen = {httpx.get(base + "/healthz").json()["node"] for _ in range(6)}
             assert len(seen) >= 2
@@ -230,7 +177,6 @@ def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_pa
                 south.wait_state(lambda s: s["outcome"] is not None)["position"] == st["position"]
             )
         finally:
-            proxy.terminate()
-            proxy.wait(10)
+            proxy.__exit__()
             for n in nodes:
                 n.stop()
