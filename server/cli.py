@@ -35,9 +35,10 @@ from typing import Any
 import msgspec
 
 from server import __version__, logs
-from server.config import BadSetting, Settings, variables
+from server.config import BadSetting, Settings
 from server.embedded import DataDirInUse, EmbeddedValkey
 from server.embedded import embedded_valkey as embedded_valkey  # benches import it from here
+from server.variables import variables
 
 log = logging.getLogger("nyumba")
 
@@ -156,7 +157,11 @@ def _wait_for_store(settings: Settings) -> str | None:
     """None once the store answers PING; else, after ``STORE_WAIT_S``, why not (one line)."""
     import redis
 
+    from server import topology
+
     assert settings.redis_url is not None
+    if topology.is_sentinel(settings.redis_url):
+        return None  # the store finds its master through the sentinels as it starts
     shown = _without_password(settings.redis_url)
     client = redis.Redis.from_url(
         settings.redis_url,

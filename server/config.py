@@ -6,7 +6,7 @@ help. ``from_env`` converts each given value with ``msgspec.convert`` against
 that annotation, so a bad value is refused before anything starts, with one
 line naming the variable, the value and what is allowed (``BadSetting``; the
 CLI prints it and exits 2). The README's table and ``nyumba serve --help``
-list the same variables (``variables()``); a test holds them to it.
+list the same variables (``server/variables.py``); a test holds them to it.
 
 To add a setting: one field here, one row in the README's table.
 """
@@ -51,7 +51,6 @@ def _v(env: str, help: str, allowed: str | None = None, internal: bool = False) 
     return extra
 
 
-MS = "milliseconds"
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
 
 
@@ -366,6 +365,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ) -> Settings:
         """Settings from ``env`` (default: the process's), with ``flags`` (field name ->
         value, ``None`` for not given) winning. Raises ``BadSetting``."""
+        from server.variables import convert, variables
+
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         for var in variables():
@@ -375,7 +376,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             if flag is not None:
                 raw, source = flag, "--" + var.field.replace("_", "-")
             if raw is not None:
-                values[var.field] = _convert(var, source, raw)
+                values[var.field] = convert(var, source, raw)
         return cls(**values)
 
     def doubts(self) -> list[str]:
@@ -392,85 +393,3 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 class BadSetting(ValueError):
     """One line: the variable, its value, what is allowed."""
-
-
-class Variable(msgspec.Struct, frozen=True):
-    field: str
-    env: str
-    help: str
-    allowed: str
-    default: str
-    type: Any
-    internal: bool = False
-
-
-def variables(internal: bool = True) -> list[Variable]:
-    """Every setting: its field, environment variable, help, what is allowed, default.
-    ``internal=False``: only those people set (the README table and ``--help``)."""
-    hints = typing.get_type_hints(Settings, include_extras=True)
-    out = []
-    for f in msgspec.structs.fields(Settings):
-        annotated = hints[f.name]
-        meta = next(m for m in annotated.__metadata__ if isinstance(m, Meta))
-        extra = meta.extra or {}
-        default = f.default if f.default is not msgspec.NODEFAULT else f.default_factory()
-        out.append(
-            Variable(
-                field=f.name,
-                env=extra["env"],
-                help=extra["help"],
-                allowed=extra.get("allowed") or _describe(annotated.__origin__, meta),
-                default=_show(default),
-                type=annotated,
-                internal=bool(extra.get("internal")),
-            )
-        )
-    return [v for v in out if internal or not v.internal]
-
-
-def _describe(tp: Any, meta: Meta) -> str:
-    if tp is int:
-        return f"an integer from {meta.ge} to {meta.le}"
-    if tp is bool:
-        return "true or false (1 or 0)"
-    if typing.get_origin(tp) is Literal:
-        return "one of " + ", ".join(typing.get_args(tp))
-    if meta.pattern:
-        return f"text matching {meta.pattern}"
-    return "non-empty text"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, tuple):
-        return ",".join(value) or "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Path):
-        return "./" + str(value) if not value.is_absolute() else str(value)
-    return str(value)
-
-
-def _convert(var: Variable, source: str, raw: Any) -> Any:
-    base = var.type.__origin__
-    if base is Path:
-        text = str(raw)
-        if not text.strip():
-            raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}")
-        return Path(text).expanduser().resolve()  # absolute: children may run elsewhere
-    if var.field == "workers" and str(raw).strip().lower() == "auto":
-        return cores()
-    if var.field == "allowed_origins":
-        raw = tuple(o.strip().rstrip("/") for o in str(raw).split(",") if o.strip())
-        bad = [o for o in raw if "://" not in o]
-        if bad:
-            raise BadSetting(f"{source}={bad[0]!r} is not allowed: {var.allowed}")
-        return raw
-    if isinstance(raw, str) and base is bool:
-        raw = {"yes": "true", "on": "true", "no": "false", "off": "false"}.get(raw.lower(), raw)
-        raw = raw.lower()
-    try:
-        return msgspec.convert(raw, var.type, strict=False)
-    except msgspec.ValidationError:
-        raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}") from None

@@ -173,4 +173,6 @@ class Offload:
         pool, self._pool = self._pool, None
         if pool is not None:
             with contextlib.suppress(Exception):
-                pool.shutdown(wait=False, cancel_futures=True)
+                # wait=True: a pool left running is woken again at interpreter exit, through
+                # a pipe shutdown(wait=False) may already have closed (a traceback at exit)
+                pool.shutdown(wait=True, cancel_futures=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from server import __version__
-from server.config import BadSetting, Settings, variables
+from server.config import BadSetting, Settings
+from server.variables import variables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
