@@ -10,6 +10,8 @@ HTTP
     GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
     GET  /api/rooms/{room}/history the room's plies with sides and intent ids
     POST /api/replay               a record → every position of it, for a replay view
+    POST /api/analysis             a record → its analysis, or how far it is (server/analysis.py)
+    GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
 WebSocket
     /ws                            see PROTOCOL.md
@@ -38,6 +40,8 @@ from server import httpguard
 from server import protocol as P
 from server import rooms as R
 from server.addrcap import AddressCap
+from server.analysis import Analyses
+from server.analysis import routes as analysis_routes
 from server.config import Settings
 from server.httpguard import problem as _problem
 from server.node import Conn, Node
@@ -124,11 +128,15 @@ def create_app(settings: Settings) -> Starlette:
         offload = state["offload"] = node.offload = Offload(settings.replay_workers)
         offload.warm()
         cap = state["addrcap"] = AddressCap(store, settings.sockets_per_address)
+        analyses = state["analyses"] = Analyses(
+            store.redis, settings.key_prefix, keep_s=settings.room_ttl_ms // 1000
+        )
         renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
         try:
             yield
         finally:
             renewing.cancel()
+            analyses.close()
             offload.close()
             await node.stop()
             await store.close()
@@ -316,6 +324,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/rooms/{room}/record", room_record),
         Route("/api/rooms/{room}/history", room_history),
         Route("/api/replay", replay, methods=["POST"]),
+        *analysis_routes(lambda: state["analyses"], settings.allowed_origins),
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=client, check_dir=False), name="static"),
     ]

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from engine.analysis import Analysis
 from engine.core import Step
 
 # Bounds shared by the declarations (hardening issue tightens these further).
@@ -279,6 +280,27 @@ class HintMove(_Out, frozen=True, tag="hint"):
 
 ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong
 
+# -- HTTP answers -------------------------------------------------------------------------
+
+
+class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
+    (``server/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
+    best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
+    ``cancelled``/``failed`` with a sentence."""
+
+    key: str
+    status: Literal["running", "done", "cancelled", "failed"]
+    done: int = 0
+    total: int = 0
+    analysis: Analysis | None = None
+    message: str | None = None
+
+
+def encode_http(answer: msgspec.Struct) -> bytes:
+    return _encoder.encode(answer)
+
+
 # Error codes, each with the sentence the server uses by default.
 ERRORS: dict[str, str] = {
     "bad-json": "The message is not valid JSON.",
@@ -322,8 +344,8 @@ def error(code: str, message: str | None = None, id: str | None = None) -> Error
 
 def schema() -> dict[str, Any]:
     """The protocol's JSON Schema, generated from the declarations above."""
-    (client, server), components = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+    (client, server, analysis), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage, AnalysisStatus], ref_template="#/$defs/{name}"
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -334,6 +356,7 @@ def schema() -> dict[str, Any]:
             {"title": "server to client", **server},
         ],
         "errors": ERRORS,
+        "http": {"analysis": analysis},
     }
 
 
