@@ -17,7 +17,7 @@ import msgspec
 from msgspec import Meta
 
 from engine.analysis import Analysis
-from engine.core import Step
+from engine.core import Choice, Outcome, Step
 
 # Bounds shared by the declarations (hardening issue tightens these further).
 RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -185,32 +185,16 @@ class Seat(msgspec.Struct, frozen=True):
     name: str | None = None
 
 
-class Legal(msgspec.Struct, frozen=True):
-    """One legal move for the side to move: its text, the pit a player
-    clicks to choose it, and the words that tell it apart from other moves
-    starting at the same pit (direction, kichwa, stop/safari …)."""
-
-    move: str
-    pit: str | None
-    choice: str
-
-
-# A move's animation steps are the engine's own values (engine.core.Step).
-StepOut = Step
+# A legal move as a player picks it, a move's animation steps and a game's outcome are the
+# engine's own values (engine.core Choice, Step, Outcome): one type on both sides of the wire.
+Legal = Choice
 
 
 class LastMove(msgspec.Struct, frozen=True):
     move: str
     side: int
-    steps: list[StepOut]
+    steps: list[Step]
     id: str | None = None
-
-
-class OutcomeOut(msgspec.Struct, frozen=True):
-    winner: int | None
-    reason: str
-    score: tuple[int, int] | None = None
-    adjudication: str | None = None
 
 
 class PendingOffer(msgspec.Struct, frozen=True):
@@ -233,7 +217,7 @@ class State(_Out, frozen=True, tag="state"):
     to_move: int | None
     legal: list[Legal]
     last: LastMove | None
-    outcome: OutcomeOut | None
+    outcome: Outcome | None
     adjudication: str | None
     seats: list[Seat]
     offer: PendingOffer | None
@@ -318,6 +302,7 @@ ERRORS: dict[str, str] = {
     "no-offer": "There is no such offer to answer.",
     "not-allowed": "That is not possible in this room.",
     "not-absent": "The opponent's seat is not absent long enough to hand over.",
+    "id-reused": "That id already named another intent; use a new id for each intent.",
     "busy": "The room is busy; try again.",
     "too-large": "The message is too large.",
     "rate-limited": "Too many messages.",
