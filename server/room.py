@@ -166,20 +166,30 @@ def game_of(room: Room) -> engine.Game:
 
 class Position:
     """A room's game and its decoded engine state, decoded once per change and
-    shared by the judging and the view (both only read it)."""
+    shared by the judging and the view (both only read it). Whose turn it is
+    and the legal choices are asked of the engine once, or taken from the
+    ``Transition`` that made the state."""
 
-    __slots__ = ("game", "state", "_to_move")
+    __slots__ = ("game", "state", "_to_move", "_choices")
 
     def __init__(self, room: Room):
         self.game = game_of(room)
         self.state: Any = msgspec.msgpack.decode(room.state, type=self.game.state_type)
         self._to_move: int | None = None
+        self._choices: tuple[engine.Choice, ...] | None = None
 
     @classmethod
-    def of(cls, game: engine.Game, state: Any) -> Position:
-        """The position of an engine state already at hand (nothing to decode)."""
+    def after(cls, game: engine.Game, done: engine.Transition) -> Position:
+        """The position a move made (nothing to decode, nothing to ask again)."""
         pos = cls.__new__(cls)
-        pos.game, pos.state, pos._to_move = game, state, None
+        pos.game, pos.state = game, done.after
+        pos._to_move, pos._choices = done.to_move, done.choices
+        return pos
+
+    @classmethod
+    def start(cls, game: engine.Game, state: Any) -> Position:
+        pos = cls.__new__(cls)
+        pos.game, pos.state, pos._to_move, pos._choices = game, state, None, None
         return pos
 
     @property
@@ -188,25 +198,16 @@ class Position:
             self._to_move = self.game.to_move(self.state)
         return self._to_move
 
+    @property
+    def choices(self) -> tuple[engine.Choice, ...]:
+        """The legal moves as a player picks them (empty once the game is over)."""
+        if self._choices is None:
+            self._choices = self.game.choices(self.state)
+        return self._choices
+
 
 def encode_state(state: Any) -> bytes:
     return msgspec.msgpack.encode(state)
-
-
-class Transition(msgspec.Struct, frozen=True):
-    """What one move did (the engine's ``Game.apply`` answer)."""
-
-    after: Any
-    steps: tuple[engine.Step, ...]
-    notation: str
-    outcome: engine.Outcome | None
-
-
-def apply(game: engine.Game, state: Any, move: Any) -> Transition:
-    """The one place the server asks the engine to make a move."""
-    steps = game.steps(state, move)
-    after = game.play(state, move)
-    return Transition(after, steps, game.notation(move), game.outcome(after))
 
 
 # ---------------------------------------------------------------- creation

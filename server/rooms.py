@@ -30,7 +30,6 @@ from server.room import (
     Reply,
     Room,
     SeatRec,
-    apply,
     changed,
     encode_state,
     hash_token,
@@ -94,7 +93,7 @@ def _play(room: Room, pos: Position, side: int, text: str, intent_id: str | None
         raise Refused("bad-notation", f"{text!r} is not a move in {room.game}: {exc}") from None
     except engine.IllegalMove as exc:
         raise Refused("illegal", f"{text!r} is not legal here: {exc}") from None
-    done = apply(game, state, move)
+    done = game.apply(state, move)
     new = changed(
         room,
         version=room.version + 1,
@@ -104,7 +103,7 @@ def _play(room: Room, pos: Position, side: int, text: str, intent_id: str | None
         last=P.LastMove(move=done.notation, side=side, steps=list(done.steps), id=intent_id),
         offer=None,
     )
-    return Change(new, position=Position.of(game, done.after))
+    return Change(new, position=Position.after(game, done))
 
 
 def move(room: Room, pos: Position, intent: P.Move, ctx: Context) -> Change:
@@ -146,8 +145,9 @@ def _replayed(room: Room, keep: int) -> Change:
     state = game.start()
     history = room.history[:keep]
     last = None
+    done = None
     for ply in history:
-        done = apply(game, state, game.parse(state, ply.move))
+        done = game.apply(state, game.parse(state, ply.move))
         state = done.after
         last = P.LastMove(move=ply.move, side=ply.side, steps=list(done.steps), id=ply.id)
     new = changed(
@@ -155,11 +155,13 @@ def _replayed(room: Room, keep: int) -> Change:
         version=room.version + 1,
         state=encode_state(state),
         history=history,
-        outcome=game.outcome(state),
+        outcome=game.outcome(state) if done is None else done.outcome,
         last=last,
         offer=None,
     )
-    return Change(new, position=Position.of(game, state))
+    return Change(
+        new, position=Position.start(game, state) if done is None else Position.after(game, done)
+    )
 
 
 def _take_back_to(room: Room, side: int) -> Change:

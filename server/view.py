@@ -13,26 +13,6 @@ from server.api import History
 from server.room import Position, Room, game_of
 
 
-def legal_view(position: Position) -> list[P.Legal]:
-    """The legal moves with the pit a player clicks and the words that tell
-    moves from the same pit apart. Games may say so themselves
-    (``game.origin(move, state) -> (pit, choice)``); otherwise the notation's pit
-    prefix is the pit."""
-    game, state = position.game, position.state
-    origin = getattr(game, "origin", None)
-    out = []
-    for m in game.legal_moves(state):
-        text = game.notation(m)
-        if origin is not None:
-            pit, choice = origin(m, state)
-        elif len(text) == 1:
-            pit, choice = text, ""
-        else:
-            pit, choice = text[:2], text[2:]
-        out.append(P.Legal(move=text, pit=pit, choice=choice))
-    return out
-
-
 def _seat(
     room: Room, side: int, presence: dict[int, tuple[bool, int]], now_ms: int, absent_ms: int
 ) -> P.Seat:
@@ -80,7 +60,7 @@ def state_message(
         position=game.describe(state),
         board=game.board(state),
         to_move=None if over else position.to_move,
-        legal=[] if over else legal_view(position),
+        legal=[] if over else list(position.choices),
         last=room.last,
         outcome=room.outcome,
         adjudication=room.outcome.adjudication if room.outcome else None,
