@@ -42,7 +42,7 @@ def serve(settings: Settings) -> int:
         return supervise(settings)
 
     from server.app import create_app
-    from server.handshake import GuardedH11, raise_fd_limit
+    from server.handshake import GuardedH11, GuardedWebSocket, raise_fd_limit
 
     raise_fd_limit()
 
@@ -59,7 +59,7 @@ def serve(settings: Settings) -> int:
             host=settings.host,
             port=settings.port,
             http=GuardedH11,  # a deadline on request heads (server/handshake.py)
-            ws="websockets-sansio",
+            ws=GuardedWebSocket,  # websockets-sansio whose close reaches a slow reader
             # uvloop where installed (a dependency off Windows): the closed-loop load bench,
             # interleaved against asyncio's loop, 5 rounds: 0.84-1.02x the server CPU per move,
             # median 0.94x (tests/bench/load.py --roots). httptools is not used: the HTTP side
