@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -80,8 +81,16 @@ def serve(settings: Settings) -> int:
         )
         # A worker accepts on the socket its supervisor bound (server/workers.py).
         sockets = None if settings.listen_fd is None else [socket.socket(fileno=settings.listen_fd)]
+        # uvicorn shuts down gracefully on SIGTERM and then raises the signal again at
+        # whatever handler was there before it ran: with the default one the process
+        # died by the signal (status -15) after a clean stop. This one lets it return 0.
+        signal.signal(signal.SIGTERM, _stopped)
         uvicorn.Server(config).run(sockets=sockets)
     return 0
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM, re-raised by uvicorn once its graceful shutdown is done: nothing to do."""
 
 
 def replay(path: str) -> int:
