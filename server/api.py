@@ -88,11 +88,12 @@ def problem_responses(*statuses: int) -> dict[str, Any]:
 
 _STATUS = {
     400: "Bad request (bad-json, bad-message, bad-game, bad-record)",
-    404: "No such room (no-room)",
+    403: "A post from another site's page (cross-site)",
+    404: "No such room or analysis (no-room, no-analysis)",
     409: "The new room's id is taken (busy): try again",
     413: "Too large (too-large)",
     429: "Over the rooms-per-minute quota (rate-limited)",
-    503: "The store does not answer (store-down)",
+    503: "The store does not answer (store-down), or busy: try again after Retry-After",
 }
 
 
@@ -112,7 +113,7 @@ def openapi(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
     (*_, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
-        + [P.ClientMessage, P.ServerMessage],
+        + [P.AnalysisStatus, P.ClientMessage, P.ServerMessage],
         ref_template="#/components/schemas/{name}",
     )
     components["ClientMessage"] = ws_client
@@ -142,7 +143,7 @@ def openapi(version: str = "1") -> dict[str, Any]:
                 },
                 "responses": {
                     "201": _json("RoomCreated", "The room and the creator's seat token"),
-                    **problem_responses(400, 409, 429, 503),
+                    **problem_responses(400, 403, 409, 413, 429, 503),
                 },
             }
         },
@@ -175,9 +176,40 @@ def openapi(version: str = "1") -> dict[str, Any]:
                 },
                 "responses": {
                     "200": _json(None, "{game, options, states, outcome, adjudication}"),
-                    **problem_responses(400, 413),
+                    **problem_responses(400, 403, 413, 503),
                 },
             }
+        },
+        "/api/analysis": {
+            "post": {
+                "summary": "Start (or find) the computer's analysis of a game record",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "responses": {
+                    "200": _json("AnalysisStatus", "Done (kept from before)"),
+                    "202": _json("AnalysisStatus", "Running: ask again with GET"),
+                    **problem_responses(400, 403, 413, 503),
+                },
+            }
+        },
+        "/api/analysis/{key}": {
+            "parameters": [
+                {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+            "get": {
+                "summary": "How far an analysis is (ask at least every 20 s, or it is cancelled)",
+                "responses": {
+                    "200": _json("AnalysisStatus", "Done, cancelled or failed"),
+                    "202": _json("AnalysisStatus", "Running"),
+                    **problem_responses(404),
+                },
+            },
+            "delete": {
+                "summary": "Cancel an analysis",
+                "responses": {"200": _json("AnalysisStatus", "Cancelled")},
+            },
         },
         "/api/protocol.json": {
             "get": {
@@ -189,6 +221,15 @@ def openapi(version: str = "1") -> dict[str, Any]:
             "get": {
                 "summary": "This document",
                 "responses": {"200": _json(None, "OpenAPI 3.1")},
+            }
+        },
+        "/healthz": {
+            "get": {
+                "summary": "The store answers (200), or not (503)",
+                "responses": {
+                    "200": _json("Health", "Healthy"),
+                    **problem_responses(503),
+                },
             }
         },
         "/ws": {
