@@ -138,6 +138,19 @@ class Conn:
                 self.pending = None
                 self.writer = None
 
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close once what was sent so far is written."""
+        if self.close_raw is None or self.closing:
+            return
+        close_raw = self.close_raw
+
+        async def after_flush() -> None:
+            await self.flushed()
+            self.closing = True
+            await close_raw(code, reason)
+
+        asyncio.get_running_loop().create_task(_quietly(after_flush()))
+
     async def flushed(self) -> None:
         """Wait until what was sent so far is written (or the socket is gone)."""
         if self.writer is not None:

@@ -32,12 +32,14 @@ class LocalRoom:
         "thinking",
         "recheck",
         "rebuilding",
+        "warned",
     )
 
     def __init__(self, created_ms: int):
         self.conns: set[Conn] = set()
         self.created_ms = created_ms
         self.last_rev = -1  # the newest revision forwarded
+        self.warned = False  # told its connections the room nears its longest life
         self.presence_seen: dict[int, bool] | None = None  # presence last forwarded
         self.computer_side: int | None = None  # the side the computer must play, if any
         self.cached: tuple[Room, list[Any]] | None = None  # newest copy seen, presence entries

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("nyumba.presence")
 
 TICK_BATCH = 50  # rooms refreshed per store round trip
+EXPIRY_WARNING_MS = 10 * 60 * 1000  # a room's connections are told this long before its end
 PRUNE_EVERY = 12  # ticks between prunings of ended entries (about a minute)
 
 
@@ -118,9 +119,16 @@ class Presence:
             results = await self.store.touch_many(requests, now if prune else None)
             for (room_id, local), (alive, entries, rev) in zip(batch, results):
                 if not alive:
+                    # Said once, then the sockets close (they were told no-room every tick).
                     for conn in list(local.conns):
                         conn.send_msg(P.error("no-room", "The room has expired."))
+                        conn.close_soon(1000, "the room has expired")
                     continue
+                left = local.created_ms + self.settings.room_ttl_ms - now
+                if left <= EXPIRY_WARNING_MS and not local.warned:
+                    local.warned = True
+                    for conn in list(local.conns):
+                        conn.send_msg(P.Expiring(room=room_id, in_ms=max(0, left)))
                 if local.cached is not None:
                     local.cached = (local.cached[0], entries)
                 summary = presence_summary(presence_by_side(entries, now))

@@ -262,7 +262,15 @@ class HintMove(_Out, frozen=True, tag="hint"):
     id: str | None = None
 
 
-ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong
+class Expiring(_Out, frozen=True, tag="expiring"):
+    """The room reaches its longest life (24 h after creation) in ``in_ms``:
+    it and its game are then gone. Sent once, within the last 10 minutes."""
+
+    room: str
+    in_ms: int
+
+
+ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong | Expiring
 
 # -- HTTP answers -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from serverproc import ServerProcess, make_server
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 from wsclient import Client, create_room
 
 from server.embedded import EmbeddedValkey
@@ -125,3 +126,29 @@ def test_a_node_whose_clock_runs_ahead_cannot_hand_over_a_connected_seat(tmp_pat
         ahead.stop()
         honest.stop()
         store.stop()
+
+
+def test_a_room_at_its_longest_life_warns_then_closes_its_sockets_once(
+    store_kind, tmp_path, key_prefix
+):
+    srv = make_server(
+        store_kind,
+        tmp_path,
+        key_prefix + "ttl:",
+        NYUMBA_ROOM_TTL_MS="3000",
+        NYUMBA_TICK_MS="300",
+    )
+    try:
+        r = create_room(srv.url, "kalah", mode="friend")
+        c = Client(srv.ws_url)
+        c.join(r["room"], r["token"])
+        warning = c.expect("expiring", timeout=10)
+        assert warning["room"] == r["room"] and 0 <= warning["in_ms"] <= 3000
+        assert c.expect("error", timeout=15)["code"] == "no-room"
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                msg = json.loads(c.ws.recv(timeout=10))
+                assert msg.get("code") != "no-room", "told no-room again"
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
+    finally:
+        srv.stop()
