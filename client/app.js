@@ -1,16 +1,26 @@
 // The room page (/r/{room}): joins the room's socket, draws each state the server sends,
 // animates the last move's steps, and turns clicks into intents. The server decides everything.
 
-import { animate, unlockAudio } from "./anim.js";
+import { animate } from "./anim.js";
+import { wireControls } from "./controls.js";
 import { clientMessages, getRecord, replay as replayRecord, settings, tokens } from "./api.js";
-import { BoardView, lastMovePits, portraitQuery } from "./board.js";
-import { HistoryPanel } from "./history.js";
-import { $, h, show } from "./dom.js";
+import { BoardView, portraitQuery } from "./board.js";
+import { HistoryFeed, HistoryPanel } from "./history.js";
+import { PastView } from "./pastview.js";
+import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import { openReplay } from "./replay.js";
-import { renderControls, renderOffer, renderSeats, renderShare, renderStatus, sideName } from "./panels.js";
-import { choiceLabels, choiceWords } from "./words.js";
+import {
+  renderBanner,
+  renderPlayable,
+  renderControls,
+  renderOffer,
+  renderSeats,
+  renderShare,
+  renderStatus,
+} from "./panels.js";
+import { ChoiceBox } from "./choices.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -24,8 +34,6 @@ const ui = {
   anim: null, // the running animation's cancel token
   pending: null, // id of a move sent and not yet answered
   acked: null, // the version its ack named, until that state arrives
-  picking: null, // pit whose choices are open
-  pickingMoves: [],
   userFlip: false,
   received: 0, // performance.now() when the latest state arrived (for absence clocks)
   welcomed: false,
@@ -33,10 +41,6 @@ const ui = {
   hints: false, // whether the server takes "hint" messages
   note: null, // a transient notice {key, vars} or {text}
   armed: null, // a pit tapped once, waiting for the second tap (tap to select, tap to play)
-  viewing: null, // the ply whose position the board shows read-only, or null for the live board
-  historyGame: null, // the game_no the history panel holds
-  historySyncing: false,
-  historyAgain: false,
 };
 
 let board = null;
@@ -44,7 +48,23 @@ let counter = 0;
 const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
 
 const conn = new Connection(room, { onMessage, onStatus });
-const history = new HistoryPanel($("#history"), { onPick: viewPly });
+const choices = new ChoiceBox({ onPlay: play, focusPit: (pit) => board?.cells.get(pit)?.el.focus() });
+const history = new HistoryPanel($("#history"), { onPick: (i) => past.open(i) });
+const past = new PastView({
+  history,
+  board: () => board,
+  live: () => ui.shown,
+  render: () => render(),
+  onEnter: () => {
+    choices.close();
+    if (ui.anim) ui.anim.cancelled = true;
+  },
+});
+const feed = new HistoryFeed(history, {
+  load: async () => (await replayRecord(await getRecord(room))).states,
+  current: () => ui.shown,
+  onCut: (plies) => past.active && past.index > plies && past.close(),
+});
 
 // ------------------------------------------------------------------ messages
 
@@ -117,16 +137,7 @@ function onError(m) {
 
 function onStatus(status, delay) {
   app.dataset.conn = status;
-  const banner = $("#conn");
-  if (status === "open") {
-    show(banner, false);
-  } else if (status === "reconnecting") {
-    banner.textContent = delay > 1000 ? t("room.reconnectIn", { s: Math.round(delay / 1000) }) : t("room.reconnecting");
-    show(banner, true);
-  } else if (status === "connecting") {
-    banner.textContent = t("room.connecting");
-    show(banner, true);
-  }
+  renderBanner(status, delay);
   if (status !== "open") {
     ui.pending = null;
     ui.acked = null;
@@ -163,10 +174,10 @@ async function drain() {
     if (!board) makeBoard(next);
     const prev = ui.shown;
     const speed = settings.speed();
-    if (animatable(prev, next) && speed !== "off" && ui.queue.length < 4 && ui.viewing === null) {
+    if (animatable(prev, next) && speed !== "off" && ui.queue.length < 4 && !past.active) {
       ui.animating = true;
       ui.hint = null;
-      closeChoices();
+      choices.close();
       render();
       board.show(prev.board);
       board.mark({ from: null, to: null });
@@ -181,96 +192,13 @@ async function drain() {
     if (!prev || next.version !== prev.version || next.game_no !== prev.game_no) {
       ui.hint = null;
       ui.armed = null;
-      closeChoices();
+      choices.close();
     }
     ui.shown = next;
-    trackHistory(next);
-    if (ui.viewing === null) board.show(next.board);
+    feed.track(next);
+    if (!past.active) board.show(next.board);
   }
   render();
-}
-
-// ------------------------------------------------------------------ the history panel
-
-// Keep the panel in step with the states shown: the next ply is appended; an undo or takeback
-// cuts it; anything else (joining mid-game, a rematch, states missed while the link was down)
-// fetches the game's record and has the server replay it.
-function trackHistory(s) {
-  if (ui.historyGame !== s.game_no || !history.states.length) return syncHistory(s);
-  const known = history.states[s.plies]?.last;
-  if (s.plies < history.plies) {
-    history.truncate(s.plies);
-    if (ui.viewing !== null && ui.viewing > s.plies) backToLive();
-  } else if (s.plies === history.plies + 1 && s.last) {
-    history.push(s);
-  } else if (s.plies !== history.plies || (s.last && (!known || known.move !== s.last.move || known.side !== s.last.side))) {
-    syncHistory(s);
-  }
-}
-
-async function syncHistory(s) {
-  ui.historyGame = s.game_no;
-  if (s.plies === 0) {
-    history.set([{ board: s.board, to_move: s.to_move, last: null }]);
-    return;
-  }
-  if (ui.historySyncing) {
-    ui.historyAgain = true;
-    return;
-  }
-  ui.historySyncing = true;
-  try {
-    const data = await replayRecord(await getRecord(room));
-    const now = ui.shown;
-    if (now && now.game_no === s.game_no) {
-      const states = data.states.slice(0, now.plies + 1);
-      history.set(states);
-      if (history.plies < now.plies) ui.historyAgain = true;
-    }
-  } catch {
-    // The record could not be had just now (busy server, link down): try on the next state.
-    ui.historyGame = null;
-  } finally {
-    ui.historySyncing = false;
-    if (ui.historyAgain && ui.shown) {
-      ui.historyAgain = false;
-      setTimeout(() => ui.shown && trackHistory(ui.shown), 500);
-    }
-  }
-}
-
-// Show the position after ply i, read-only, until "Back to the live game".
-function viewPly(i) {
-  if (!ui.shown || !history.states[i]) return;
-  if (i === ui.shown.plies && ui.shown.plies === history.plies) {
-    backToLive();
-    return;
-  }
-  ui.viewing = i;
-  history.select(i);
-  closeChoices();
-  if (ui.anim) ui.anim.cancelled = true;
-  drawViewed();
-  render();
-}
-
-function backToLive() {
-  if (ui.viewing === null) return;
-  ui.viewing = null;
-  history.select(null);
-  if (board && ui.shown) board.show(ui.shown.board);
-  render();
-}
-
-function drawViewed() {
-  const st = history.states[ui.viewing];
-  if (!board || !st) return;
-  board.show(st.board);
-  board.mark({ lit: new Set(), ...lastMovePits(st.last) });
-  const last = st.last;
-  $("#viewing-text").textContent = last
-    ? t("history.viewing", { i: ui.viewing, n: history.plies, side: sideName(last.side), move: last.move })
-    : t("history.viewingStart");
 }
 
 function makeBoard(s) {
@@ -302,7 +230,7 @@ function myTurn(s = ui.shown) {
 }
 
 function canPlay() {
-  return ui.viewing === null && myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
+  return !past.active && myTurn() && !ui.animating && !ui.pending && ui.queue.length === 0 && conn.isOpen && ui.shown === ui.state;
 }
 
 // ------------------------------------------------------------------ intents
@@ -327,42 +255,15 @@ function pick(pit) {
   }
   ui.armed = null;
   if (moves.length === 1) play(moves[0].move);
-  else if (moves.length > 1) openChoices(pit, moves);
+  else if (moves.length > 1) choices.open(pit, moves);
 }
 
 function play(move) {
   if (!canPlay()) return;
-  closeChoices();
+  choices.close();
   const id = intentId();
   if (send({ t: "move", version: ui.shown.version, move, id })) ui.pending = id;
   render();
-}
-
-function openChoices(pit, moves) {
-  ui.picking = pit;
-  ui.pickingMoves = moves;
-  $("#choices-heading").textContent = t("choose.heading", { pit });
-  const labels = choiceLabels(moves);
-  $("#choice-buttons").replaceChildren(
-    ...moves.map((l, i) =>
-      h(
-        "button",
-        { type: "button", class: "choice", dataset: { move: l.move }, onclick: () => play(l.move) },
-        labels[i] || l.move,
-        h("span", { class: "notation" }, l.move),
-      ),
-    ),
-  );
-  show($("#choices"), true);
-  $("#choice-buttons button")?.focus();
-}
-
-function closeChoices() {
-  if (ui.picking === null) return;
-  const pit = ui.picking;
-  ui.picking = null;
-  show($("#choices"), false);
-  board?.cells.get(pit)?.el.focus();
 }
 
 // ------------------------------------------------------------------ drawing the page
@@ -382,11 +283,11 @@ function render() {
   const v = view();
   renderStatus(s, v);
   board?.setOwners(s.seats.map((seat) => seat.name || null));
-  show($("#viewing"), ui.viewing !== null);
-  $("#board-wrap").classList.toggle("viewing", ui.viewing !== null);
-  app.dataset.viewing = ui.viewing === null ? "" : String(ui.viewing);
-  if (ui.viewing !== null) {
-    drawViewed();
+  show($("#viewing"), past.active);
+  $("#board-wrap").classList.toggle("viewing", past.active);
+  app.dataset.viewing = past.active ? String(past.index) : "";
+  if (past.active) {
+    past.draw();
     $("#passes").replaceChildren();
     show($("#move-list"), false);
   } else renderBoardMarks(s);
@@ -415,29 +316,8 @@ function view() {
 function renderBoardMarks(s) {
   if (!board || ui.animating) return;
   const playable = canPlay();
-  // A move whose pit is not on the board (a pass) gets a button instead.
-  const onBoard = (l) => Boolean(l.pit) && board.cells.has(l.pit);
-  const lit = new Set(playable ? s.legal.filter(onBoard).map((l) => l.pit) : []);
-  if (!lit.has(ui.armed)) ui.armed = null;
-  board.mark({ lit, ...lastMovePits(s.last), armed: ui.armed });
-  const armed = ui.armed && s.legal.find((l) => l.pit === ui.armed);
-  $("#tap-hint").textContent = armed ? t("tap.again", { move: armed.move }) : "";
-  show($("#tap-hint"), Boolean(armed));
-  for (const c of board.cells.values()) c.el.classList.toggle("hinted", c.name === ui.hint);
-  const passes = playable ? s.legal.filter((l) => !onBoard(l)) : [];
-  $("#passes").replaceChildren(
-    ...passes.map((l) =>
-      h("button", { type: "button", class: "pass", dataset: { move: l.move }, onclick: () => play(l.move) },
-        l.move === "pass" || !l.choice ? t("btn.pass") : choiceWords(l.choice)),
-    ),
-  );
-  $("#move-buttons").replaceChildren(
-    ...(playable ? s.legal : []).map((l) =>
-      h("button", { type: "button", class: "secondary", dataset: { move: l.move }, onclick: () => play(l.move) }, l.move),
-    ),
-  );
-  show($("#move-list"), playable);
-  if (!playable) closeChoices();
+  ui.armed = renderPlayable(s, board, { playable, armed: ui.armed, hint: ui.hint, play });
+  if (!playable) choices.close();
 }
 
 // ------------------------------------------------------------------ wiring
@@ -446,7 +326,7 @@ function wire() {
   languagePicker($("#lang"));
   applyI18n(document);
   onLangChange(() => {
-    if (ui.picking !== null) openChoices(ui.picking, ui.pickingMoves);
+    choices.refresh();
     history.render();
     if (board) {
       board.refreshLabels();
@@ -457,109 +337,29 @@ function wire() {
     render();
   });
 
-  $("#undo").addEventListener("click", () => send({ t: "undo", version: ui.shown.version, id: intentId() }));
-  $("#resign").addEventListener("click", (e) => {
-    const b = e.currentTarget;
-    if (b.dataset.confirm === "1") {
-      delete b.dataset.confirm;
-      send({ t: "resign", id: intentId() });
-    } else {
-      b.dataset.confirm = "1";
-      setTimeout(() => {
-        delete b.dataset.confirm;
-        render();
-      }, 4000);
-    }
-    render();
-  });
-  $("#draw").addEventListener("click", (e) => {
-    // A local room's draw ends the game at once: ask first, as for resigning.
-    const b = e.currentTarget;
-    if (ui.shown?.mode !== "local" || b.dataset.confirm === "1") {
-      delete b.dataset.confirm;
-      send({ t: "offer", kind: "draw", id: intentId() });
-    } else {
-      b.dataset.confirm = "1";
-      setTimeout(() => {
-        delete b.dataset.confirm;
-        render();
-      }, 4000);
-    }
-    render();
-  });
-  $("#takeback").addEventListener("click", () => send({ t: "offer", kind: "takeback", id: intentId() }));
-  $("#rematch").addEventListener("click", () => send({ t: "offer", kind: "rematch", id: intentId() }));
-  $("#accept").addEventListener("click", () =>
-    send({ t: "reply", kind: ui.shown.offer.kind, accept: true, id: intentId() }),
-  );
-  $("#decline").addEventListener("click", () =>
-    send({ t: "reply", kind: ui.shown.offer.kind, accept: false, id: intentId() }),
-  );
-  $("#handover").addEventListener("click", () => send({ t: "hand_over", id: intentId() }));
-  $("#reclaim").addEventListener("click", () => send({ t: "reclaim", id: intentId() }));
-  $("#hint").addEventListener("click", () => send({ t: "hint", id: intentId() }));
+  wireControls({ send, intentId, state: () => ui.shown, render, join: () => conn.join() });
   $("#flip").addEventListener("click", () => {
     ui.userFlip = !ui.userFlip;
     orient();
   });
-  $("#choice-cancel").addEventListener("click", closeChoices);
-  $("#live").addEventListener("click", backToLive);
+  $("#live").addEventListener("click", () => past.close());
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && ui.viewing !== null) backToLive();
+    if (e.key === "Escape" && past.active) past.close();
     else if (e.key === "Escape" && ui.armed !== null) {
       ui.armed = null;
       render();
     }
   });
-  $("#choices").addEventListener("keydown", (e) => {
-    if (e.key === "Escape") closeChoices();
-  });
   $("#replay-btn").addEventListener("click", startReplay);
 
-  $("#copy").addEventListener("click", async () => {
-    const input = $("#share-url");
-    try {
-      await navigator.clipboard.writeText(input.value);
-    } catch {
-      input.select();
-    }
-    $("#copy").textContent = t("room.copied");
-    setTimeout(() => ($("#copy").textContent = t("room.copy")), 2000);
-  });
-  if (navigator.share) {
-    show($("#share-btn"), true);
-    $("#share-btn").addEventListener("click", () =>
-      navigator.share({ title: document.title, url: $("#share-url").value }).catch(() => {}),
-    );
-  }
-
-  const speed = $("#speed");
-  speed.value = settings.speed();
-  speed.addEventListener("change", () => {
-    settings.setSpeed(speed.value);
-    if (speed.value === "off" && ui.anim) ui.anim.cancelled = true;
-  });
-  const name = $("#name");
-  name.value = settings.name();
-  name.addEventListener("change", () => {
-    settings.setName(name.value);
-    name.value = settings.name();
-    if (settings.name()) conn.join();
-  });
-  const tap = $("#tap-confirm");
-  tap.checked = settings.tapConfirm();
-  tap.addEventListener("change", () => {
-    settings.setTapConfirm(tap.checked);
+  $("#tap-confirm").addEventListener("change", () => {
     ui.armed = null;
     render();
   });
   portraitQuery().addEventListener("change", (e) => board?.setPortrait(e.matches));
-  const sound = $("#sound");
-  sound.checked = settings.sound();
-  sound.addEventListener("change", () => settings.setSound(sound.checked));
-  for (const kind of ["pointerdown", "keydown"]) {
-    document.addEventListener(kind, () => settings.sound() && unlockAudio(), { passive: true });
-  }
+  $("#speed").addEventListener("change", () => {
+    if (settings.speed() === "off" && ui.anim) ui.anim.cancelled = true;
+  });
 
   // Clocks for absence and the hand-over window tick locally between states.
   setInterval(() => {

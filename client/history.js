@@ -121,3 +121,65 @@ export class HistoryPanel {
     lapLine);
   }
 }
+
+// Keeps a panel in step with a live room: the next ply is appended; an undo or takeback cuts
+// it; anything else (joining mid-game, a rematch, states missed while the link was down) loads
+// the game's states again (the record, replayed by the server).
+export class HistoryFeed {
+  // load(): the current game's states; current(): the state on show; onCut(plies): plies were
+  // taken back.
+  constructor(panel, { load, current, onCut = () => {} }) {
+    this.panel = panel;
+    this.load = load;
+    this.current = current;
+    this.onCut = onCut;
+    this.gameNo = null;
+    this.loading = false;
+    this.again = false;
+  }
+
+  track(s) {
+    const panel = this.panel;
+    if (this.gameNo !== s.game_no || !panel.states.length) return this.sync(s);
+    const known = panel.states[s.plies]?.last;
+    const differs = s.last && (!known || known.move !== s.last.move || known.side !== s.last.side);
+    if (s.plies < panel.plies) {
+      panel.truncate(s.plies);
+      this.onCut(s.plies);
+    } else if (s.plies === panel.plies + 1 && s.last) {
+      panel.push(s);
+    } else if (s.plies !== panel.plies || differs) {
+      this.sync(s);
+    }
+  }
+
+  async sync(s) {
+    this.gameNo = s.game_no;
+    if (s.plies === 0) {
+      this.panel.set([{ board: s.board, to_move: s.to_move, last: null }]);
+      return;
+    }
+    if (this.loading) {
+      this.again = true;
+      return;
+    }
+    this.loading = true;
+    try {
+      const states = await this.load();
+      const now = this.current();
+      if (now && now.game_no === s.game_no) {
+        this.panel.set(states.slice(0, now.plies + 1));
+        if (this.panel.plies < now.plies) this.again = true;
+      }
+    } catch {
+      // The record could not be had just now (busy server, link down): try on the next state.
+      this.gameNo = null;
+    } finally {
+      this.loading = false;
+      if (this.again) {
+        this.again = false;
+        setTimeout(() => this.current() && this.track(this.current()), 500);
+      }
+    }
+  }
+}

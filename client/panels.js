@@ -5,7 +5,8 @@
 import { recordUrl } from "./api.js";
 import { $, clock, h, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { lastMoveSummary, resultText } from "./words.js";
+import { lastMovePits } from "./board.js";
+import { choiceWords, lastMoveSummary, resultText } from "./words.js";
 
 export const sideName = (side) => t(`side.${side}`);
 const seated = (v) => v.sides.length > 0;
@@ -20,6 +21,20 @@ export function handoverWait(s, v) {
   const opp = opponentSeat(s, v);
   if (!opp || s.mode !== "friend" || opp.present || opp.holder === "computer" || opp.handover_ms == null) return null;
   return Math.max(0, opp.handover_ms - (performance.now() - v.received));
+}
+
+// The connection banner: shown at once when the link is lost, hidden when it is back.
+export function renderBanner(status, delay) {
+  const banner = $("#conn");
+  if (status === "open") {
+    show(banner, false);
+  } else if (status === "reconnecting") {
+    banner.textContent = delay > 1000 ? t("room.reconnectIn", { s: Math.round(delay / 1000) }) : t("room.reconnecting");
+    show(banner, true);
+  } else if (status === "connecting") {
+    banner.textContent = t("room.connecting");
+    show(banner, true);
+  }
 }
 
 export function renderStatus(s, v) {
@@ -147,4 +162,32 @@ export function renderShare(s, v) {
   show($("#share-wait"), waiting);
   const url = location.origin + location.pathname;
   if ($("#share-url").value !== url) $("#share-url").value = url;
+}
+
+// The pits, pass buttons and move list the player may use now. Returns the armed pit (tap to
+// select, tap to play) if it is still playable, else null.
+export function renderPlayable(s, board, { playable, armed, hint, play }) {
+  // A move whose pit is not on the board (a pass) gets a button instead.
+  const onBoard = (l) => Boolean(l.pit) && board.cells.has(l.pit);
+  const lit = new Set(playable ? s.legal.filter(onBoard).map((l) => l.pit) : []);
+  if (!lit.has(armed)) armed = null;
+  board.mark({ lit, ...lastMovePits(s.last), armed });
+  const armedMove = armed && s.legal.find((l) => l.pit === armed);
+  $("#tap-hint").textContent = armedMove ? t("tap.again", { move: armedMove.move }) : "";
+  show($("#tap-hint"), Boolean(armedMove));
+  for (const c of board.cells.values()) c.el.classList.toggle("hinted", c.name === hint);
+  const passes = playable ? s.legal.filter((l) => !onBoard(l)) : [];
+  $("#passes").replaceChildren(
+    ...passes.map((l) =>
+      h("button", { type: "button", class: "pass", dataset: { move: l.move }, onclick: () => play(l.move) },
+        l.move === "pass" || !l.choice ? t("btn.pass") : choiceWords(l.choice)),
+    ),
+  );
+  $("#move-buttons").replaceChildren(
+    ...(playable ? s.legal : []).map((l) =>
+      h("button", { type: "button", class: "secondary", dataset: { move: l.move }, onclick: () => play(l.move) }, l.move),
+    ),
+  );
+  show($("#move-list"), playable);
+  return armed;
 }

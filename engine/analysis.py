@@ -315,12 +315,16 @@ encode = msgspec.json.Encoder().encode
 
 
 def job(kind: str, data: bytes, index: int, first: str | None, pause: Any = None) -> bytes:
-    """One job for a worker process, its answer as msgpack: ``plan`` -> [family, plies, game],
+    """One job for a worker process, its answer as msgpack: ``plan`` -> [True, family, plies,
+    game] or [False, why the record does not load],
     ``value`` -> ``Value`` of position ``index``, ``line`` -> the best line from position
     ``index`` starting with ``first``."""
     if kind == "plan":
-        family, plies = plan(data)
-        return msgspec.msgpack.encode([family, plies, _replayed(bytes(data))[1].game])
+        try:
+            family, plies = plan(data)
+        except records.BadRecord as exc:
+            return msgspec.msgpack.encode([False, str(exc)])
+        return msgspec.msgpack.encode([True, family, plies, _replayed(bytes(data))[1].game])
     if kind == "value":
         return msgspec.msgpack.encode(value_job(data, index, pause))
     if kind == "line" and first is not None:

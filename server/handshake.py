@@ -1,4 +1,5 @@
-"""Deadlines for connections that have not said what they want.
+"""Connection-level guards: deadlines for connections that have not said
+what they want, and a close that reaches a client that reads slowly.
 
 uvicorn's HTTP protocol (h11) times out an idle keep-alive connection, but a
 new connection that sends nothing, or dribbles its request head a byte at a
@@ -23,6 +24,7 @@ import contextlib
 import logging
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 log = logging.getLogger("nyumba.handshake")
 
@@ -74,6 +76,42 @@ class GuardedH11(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+
+class GuardedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, with a close that reaches a slow reader.
+
+    The node closes a client that has fallen 256 messages behind with 1013
+    ("try again later": reconnect and get the current state). uvicorn's
+    ``send`` first waits until the transport takes data again, which for a
+    client that is not reading is never: the close was not sent, and the
+    keepalive cut the socket with 1011 some 40 s later (measured on main).
+    Here a close while the transport is paused is queued behind what the
+    transport already holds, at once; the client reads it after the backlog,
+    and the socket is dropped if it has not read that far within
+    ``slow_close_s``.
+    """
+
+    slow_close_s = 30.0
+
+    async def send(self, message) -> None:  # type: ignore[no-untyped-def]
+        if (
+            message["type"] == "websocket.close"
+            and not self.writable.is_set()
+            and self.handshake_complete
+            and not self.close_sent
+            and not self.transport.is_closing()
+        ):
+            code = message.get("code", 1000)
+            reason = message.get("reason", "") or ""
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
+            self.conn.send_close(code, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            # transport.close() would wait for a buffer that may never drain
+            self.close_timer = self.loop.call_later(self.slow_close_s, self.transport.abort)
+            return
+        await super().send(message)
 
 
 def raise_fd_limit() -> tuple[int, int]:

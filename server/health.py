@@ -4,8 +4,8 @@
                   outage does not make an orchestrator restart every node
     GET /readyz   200 when the store answers a PING within ``READY_DEADLINE_S`` and the node
                   is not draining; else 503 with a reason (take the node out of rotation)
-    GET /healthz  the store PING too, with the node id and the version (for people and
-                  the Docker HEALTHCHECK)
+    GET /healthz  (server/app.py) the same PING through ``store_answers``, with the node,
+                  worker, pid and version (for people and the Docker HEALTHCHECK)
 
 A store outage is an *episode*: the first failure logs one warning (``store down``), a
 probe then pings every ``PROBE_EVERY_S`` and logs one line when the store is back, with
@@ -27,7 +27,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from server import __version__, metrics
+from server import metrics
 
 log = logging.getLogger("nyumba.health")
 
@@ -90,43 +90,37 @@ STORE = StoreEpisodes()  # one node per process: its store's outages, wherever t
 
 
 class Health:
-    def __init__(self, ping: Callable[[], Awaitable[Any]], identity: Callable[[], dict[str, Any]]):
-        self.ping = ping
-        self.identity = identity  # which node (and process) answered
-        self.draining = False
-        self.store = STORE
-        self.store.watch(ping)
+    """Per app: whether the node is draining (set by the CLI on SIGTERM)."""
 
-    async def _store_answers(self) -> str | None:
-        """None when the store answered within the deadline, else why not."""
-        try:
-            await asyncio.wait_for(self.ping(), READY_DEADLINE_S)
-        except TimeoutError:
-            why = f"the store did not answer within {READY_DEADLINE_S:g} s"
-            self.store.failed(TimeoutError(why))
-            return why
-        except Exception as exc:
-            self.store.failed(exc)
-            return f"the store does not answer: {exc}"
-        self.store.ok()
-        return None
+    draining = False
 
-    async def livez(self, request: Request) -> Response:
-        return JSONResponse({"ok": True})
 
-    async def readyz(self, request: Request) -> Response:
-        if self.draining:
-            return _problem(503, "draining", "This node is shutting down.")
-        why = await self._store_answers()
-        if why is not None:
-            return _problem(503, "store-down", why)
-        return JSONResponse({"ok": True})
+async def store_answers(ping: Callable[[], Awaitable[Any]]) -> str | None:
+    """None when the store answered within ``READY_DEADLINE_S``, else why not."""
+    try:
+        await asyncio.wait_for(ping(), READY_DEADLINE_S)
+    except TimeoutError:
+        why = f"the store did not answer within {READY_DEADLINE_S:g} s"
+        STORE.failed(TimeoutError(why))
+        return why
+    except Exception as exc:
+        STORE.failed(exc)
+        return f"the store does not answer: {exc}"
+    STORE.ok()
+    return None
 
-    async def healthz(self, request: Request) -> Response:
-        why = await self._store_answers()
-        if why is not None:
-            return _problem(503, "store-down", why)
-        return JSONResponse({"ok": True, **self.identity(), "version": __version__})
+
+async def livez(request: Request) -> Response:
+    return JSONResponse({"ok": True})
+
+
+async def readyz(request: Request) -> Response:
+    if request.app.state.health.draining:
+        return _problem(503, "draining", "This node is shutting down.")
+    why = await store_answers(request.app.state.node.store.ping)
+    if why is not None:
+        return _problem(503, "store-down", why)
+    return JSONResponse({"ok": True})
 
 
 def _problem(status: int, code: str, message: str) -> JSONResponse:

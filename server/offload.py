@@ -59,29 +59,34 @@ def replay_view_job(body: bytes) -> tuple[bool, bytes]:
 def record_job(room_data: bytes) -> tuple[str, str]:
     """A stored room's current game as (record text, download file name)."""
     from engine import records
-    from server import rooms as R
+    from server.room import decode_room
+    from server.view import record
 
-    room = R.decode_room(room_data)
+    room = decode_room(room_data)
     name = f"nyumba-{room.game}-{room.id}-{room.game_no}.json"
-    return records.text(R.record(room)), name
+    return records.text(record(room)), name
 
 
 def undo_job(room_data: bytes, sides: list[int], version: int) -> tuple[bool, bytes, str]:
     """(True, the undone room encoded, "") or (False, refusal code, its sentence)."""
-    from server import rooms as R
+    from server import protocol as P
+    from server import rooms
+    from server.room import Context, Position, Refused, decode_room, encode_room
 
-    room = R.decode_room(room_data)
+    room = decode_room(room_data)
     try:
-        new = R.undo(room, sides, version)
-    except R.Refused as r:
+        done = rooms.undo(
+            room, Position(room), P.Undo(room=room.id, version=version), Context(sides)
+        )
+    except Refused as r:
         return False, r.code.encode(), r.message
-    return True, R.encode_room(new), ""
+    return True, encode_room(done.room), ""
 
 
 def _warm() -> None:
     import engine  # noqa: F401
     from engine import records  # noqa: F401
-    from server import rooms  # noqa: F401
+    from server import rooms, view  # noqa: F401
 
 
 # ---------------------------------------------------------------- the pool (in the node)

@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from engine.core import Step
+from engine.analysis import Analysis
+from engine.core import Choice, Outcome, Step
 
 # Bounds shared by the declarations (hardening issue tightens these further).
 RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -184,32 +185,16 @@ class Seat(msgspec.Struct, frozen=True):
     name: str | None = None
 
 
-class Legal(msgspec.Struct, frozen=True):
-    """One legal move for the side to move: its text, the pit a player
-    clicks to choose it, and the words that tell it apart from other moves
-    starting at the same pit (direction, kichwa, stop/safari …)."""
-
-    move: str
-    pit: str | None
-    choice: str
-
-
-# A move's animation steps are the engine's own values (engine.core.Step).
-StepOut = Step
+# A legal move as a player picks it, a move's animation steps and a game's outcome are the
+# engine's own values (engine.core Choice, Step, Outcome): one type on both sides of the wire.
+Legal = Choice
 
 
 class LastMove(msgspec.Struct, frozen=True):
     move: str
     side: int
-    steps: list[StepOut]
+    steps: list[Step]
     id: str | None = None
-
-
-class OutcomeOut(msgspec.Struct, frozen=True):
-    winner: int | None
-    reason: str
-    score: tuple[int, int] | None = None
-    adjudication: str | None = None
 
 
 class PendingOffer(msgspec.Struct, frozen=True):
@@ -232,7 +217,7 @@ class State(_Out, frozen=True, tag="state"):
     to_move: int | None
     legal: list[Legal]
     last: LastMove | None
-    outcome: OutcomeOut | None
+    outcome: Outcome | None
     adjudication: str | None
     seats: list[Seat]
     offer: PendingOffer | None
@@ -277,7 +262,36 @@ class HintMove(_Out, frozen=True, tag="hint"):
     id: str | None = None
 
 
-ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong
+class Expiring(_Out, frozen=True, tag="expiring"):
+    """The room reaches its longest life (24 h after creation) in ``in_ms``:
+    it and its game are then gone. Sent once, within the last 10 minutes."""
+
+    room: str
+    in_ms: int
+
+
+ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong | Expiring
+
+# -- HTTP answers -------------------------------------------------------------------------
+
+
+class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
+    (``server/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
+    best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
+    ``cancelled``/``failed`` with a sentence."""
+
+    key: str
+    status: Literal["running", "done", "cancelled", "failed"]
+    done: int = 0
+    total: int = 0
+    analysis: Analysis | None = None
+    message: str | None = None
+
+
+def encode_http(answer: msgspec.Struct) -> bytes:
+    return _encoder.encode(answer)
+
 
 # Error codes, each with the sentence the server uses by default.
 ERRORS: dict[str, str] = {
@@ -296,6 +310,7 @@ ERRORS: dict[str, str] = {
     "no-offer": "There is no such offer to answer.",
     "not-allowed": "That is not possible in this room.",
     "not-absent": "The opponent's seat is not absent long enough to hand over.",
+    "id-reused": "That id already named another intent; use a new id for each intent.",
     "busy": "The room is busy; try again.",
     "too-large": "The message is too large.",
     "rate-limited": "Too many messages.",
@@ -322,8 +337,8 @@ def error(code: str, message: str | None = None, id: str | None = None) -> Error
 
 def schema() -> dict[str, Any]:
     """The protocol's JSON Schema, generated from the declarations above."""
-    (client, server), components = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+    (client, server, analysis), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage, AnalysisStatus], ref_template="#/$defs/{name}"
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -334,6 +349,7 @@ def schema() -> dict[str, Any]:
             {"title": "server to client", **server},
         ],
         "errors": ERRORS,
+        "http": {"analysis": analysis},
     }
 
 

@@ -32,7 +32,7 @@ import hashlib
 import ssl as ssl_module
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 from redis.asyncio.connection import parse_url
@@ -67,8 +67,8 @@ class _Protocol(asyncio.Protocol):
         self._watchdog: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport (uvloop's is not a subclass of asyncio.Transport).
+        self.transport = cast(asyncio.Transport, transport)
         self._watch()
 
     def _watch(self) -> None:

@@ -19,6 +19,7 @@ routing) or a Sentinel-managed master (``redis+sentinel://``).
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import msgspec
@@ -30,6 +31,7 @@ from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 
 # KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
 # Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
+# An empty notice publishes nothing (a change only the sender hears of: a kept answer).
 _CAS = """
 local cur = redis.call('HGET', KEYS[1], 'rev')
 if not cur then return -1 end
@@ -37,7 +39,7 @@ if cur ~= ARGV[1] then return tonumber(cur) end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'data', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
-redis.call('PUBLISH', ARGV[5], ARGV[6])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return 0
 """
 # On a Cluster the notice goes to the room's shard only (the channel has the room's slot).
@@ -118,18 +120,21 @@ return 0
 _CAS_RESULT = {0: "written", -1: "gone"}  # any other reply: a newer revision (a conflict)
 
 
-class Notice(msgspec.Struct, array_like=True, frozen=True):
-    """What a room's channel carries to every node.
+class NoticeKind(enum.StrEnum):
+    """What a notice on a room's channel says (one letter on the wire)."""
 
-    ``kind`` is "S" (a new room revision; ``payload`` is the encoded ``state``
-    message, ``seats`` the seat owners' token hashes so nodes can tell each
-    connection its sides, ``computer`` the side the computer must play now),
-    "P" (presence changed: rebuild the state) or "E" (``payload`` is an event
-    message to forward as it is).
-    """
+    STATE = "S"  # a new room revision: forward ``payload``, the encoded ``state`` message
+    PRESENCE = "P"  # presence changed: rebuild the state and forward it
+    EVENT = "E"  # ``payload`` is an event message (an offer's news) to forward as it is
+
+
+class Notice(msgspec.Struct, array_like=True, frozen=True):
+    """What a room's channel carries to every node. For ``STATE``, ``seats``
+    are the seat owners' token hashes (so nodes can tell each connection its
+    sides) and ``computer`` the side the computer must play now."""
 
     rev: int
-    kind: str
+    kind: NoticeKind
     payload: bytes = b""
     seats: list[str | None] = []
     computer: int | None = None
@@ -170,7 +175,7 @@ class Store:
         """Find out what the URL names: a Cluster node switches the store to the Cluster."""
         if self.topology.kind == "single" and await topology.is_cluster(self.topology.link):
             single = self.topology
-            resync = encode_notice(Notice(0, "P"))
+            resync = encode_notice(Notice(0, NoticeKind.PRESENCE))
             self._use(topology.open_cluster(self.url, resync, **self.timeouts))
             single.link.close()
             await single.redis.aclose()

@@ -6,6 +6,10 @@ one at a time, each a msgpack array after a 4-byte big-endian length:
     request  [id, game, options (map), state (msgpack bytes), level, seed]
     answer   [id, move notation, null]  or  [id, null, error text]
 
+A level of ``analysis:<kind>`` asks for a job of ``engine.analysis.job`` instead: ``state`` is
+a game record, ``seed`` the position and ``options["first"]`` a line's first move; the answer
+carries the job's msgpack bytes in place of the move.
+
 It runs in the idle scheduling class (Linux ``SCHED_IDLE``; elsewhere the
 lowest priority a process can give itself), so it thinks only with CPU the
 node's event loop, the store and everything else leave. It exits when its
@@ -23,6 +27,7 @@ from typing import Any
 import msgspec
 
 HINT = "hint"  # not a level: the best move the hint budget finds
+ANALYSIS = "analysis:"  # not a level: a job of engine.analysis (plan, value, line)
 
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
@@ -97,7 +102,13 @@ def main() -> int:
         request_id = None
         try:
             request_id, game, options, state, level, seed = _decode(body)
-            answer = [request_id, choose(game, options, state, level, seed, Pacer()), None]
+            if level.startswith(ANALYSIS):  # server/analysis.py: one position of an analysis
+                from engine import analysis
+
+                kind, first = level[len(ANALYSIS) :], options.get("first")
+                answer = [request_id, analysis.job(kind, state, seed, first, Pacer()), None]
+            else:
+                answer = [request_id, choose(game, options, state, level, seed, Pacer()), None]
         except Exception as exc:  # a bad request or an engine error: say so, keep serving
             answer = [request_id, None, f"{type(exc).__name__}: {exc}"]
         out = _encode(answer)

@@ -104,7 +104,13 @@ class Player:
 async def open_room(
     http: httpx.AsyncClient, base: str, ws_urls: list[str], idx: int
 ) -> tuple[str, list[Player]]:
-    r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
+    for attempt in range(3):
+        try:
+            r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
+            break
+        except httpx.TransportError:  # a kept-alive connection the server closed as it was reused
+            if attempt == 2:
+                raise
     players = []
     for side, token in ((0, r["token"]), (1, None)):
         p = Player()

@@ -28,6 +28,7 @@ ALLOWED = {
     "closed-1009",
     "game-over",
     "welcome",
+    "id-reused",  # a fuzzed id that named other content before
 }
 
 

@@ -196,8 +196,8 @@ def test_sigterm_closes_sockets_with_1012_and_they_resume_elsewhere(nodes):
         while True:
             south.ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
-    # uvicorn finishes its graceful shutdown, then re-raises SIGTERM on itself
-    assert a.proc.wait(15) in (0, -signal.SIGTERM)
+    # uvicorn finishes its graceful shutdown; a clean stop exits 0 (not -15)
+    assert a.proc.wait(15) == 0
     assert "Traceback" not in a.log()
     south = Client(b.ws_url)
     assert south.join(r["room"], r["token"])["sides"] == [0]

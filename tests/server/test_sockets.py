@@ -4,14 +4,17 @@ never finishes its request head, are closed."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import socket
 import time
 
 import pytest
-from serverproc import ServerProcess
+from serverproc import ServerProcess, make_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+from wsclient import create_room
 
 from server.embedded import EmbeddedValkey
 
@@ -87,3 +90,79 @@ def test_connections_that_never_finish_a_request_head_are_closed(two_nodes):
         except ConnectionResetError:
             pass
         s.close()
+
+
+def _frames(data: bytes):
+    """The server's (unmasked) frames in ``data``: (opcode, payload) pairs."""
+    pos = 0
+    while pos + 2 <= len(data):
+        b0, b1 = data[pos], data[pos + 1]
+        n, head = b1 & 0x7F, 2
+        if n == 126:
+            n, head = int.from_bytes(data[pos + 2 : pos + 4], "big"), 4
+        elif n == 127:
+            n, head = int.from_bytes(data[pos + 2 : pos + 10], "big"), 10
+        if pos + head + n > len(data):
+            return
+        yield b0 & 0x0F, data[pos + head : pos + head + n]
+        pos += head + n
+
+
+def test_a_reader_that_falls_behind_is_told_1013(store_kind, tmp_path, key_prefix):
+    """The close reaches it behind the backlog (it used to wait for the client to
+    read, which it did not, and the keepalive cut it with 1011 instead)."""
+    srv = make_server(
+        store_kind,
+        tmp_path,
+        key_prefix + "slow:",
+        NYUMBA_RATE_MESSAGES="1000000",
+    )
+    try:
+        r = create_room(srv.url, "kalah", mode="friend")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(1)
+        sock.sendall(
+            _masked(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}).encode())
+        )
+        # Each is refused with an error of a few hundred bytes (the name's pattern is quoted):
+        # cheap to answer, so the backlog builds within the keepalive's 10 s.
+        bad = _masked(b'{"t":"join","room":"r","name":"\\u0000"}') * 1000
+        sock.settimeout(0.5)
+        for _ in range(60):
+            try:
+                sock.sendall(bad)
+            except TimeoutError:
+                break  # the server stopped reading: it has closed on us
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # now read it all, fast
+        sock.settimeout(20)
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(1 << 16)
+            except (ConnectionResetError, TimeoutError):
+                break
+            if not chunk:
+                break
+            data += chunk
+        sock.close()
+        closes = [p for op, p in _frames(data) if op == 0x8]
+        assert closes, f"no close frame in {len(data)} bytes"
+        assert int.from_bytes(closes[0][:2], "big") == 1013
+    finally:
+        srv.stop()
+
+
+def _masked(payload: bytes) -> bytes:
+    key = os.urandom(4)
+    body = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + key + body

@@ -1,0 +1,71 @@
+"""What a node keeps in memory about the rooms it has connections in: one
+``LocalRoom`` record per room, made with its first connection and dropped
+with its last. None of it is needed by another node (the store has the
+truth); it saves reads and tells the node what it already forwarded."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.connection import Conn
+    from server.room import Room
+    from server.store import Store
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class LocalRoom:
+    """What this node keeps about a room it has connections in (one record
+    per room, dropped with the last connection)."""
+
+    __slots__ = (
+        "conns",
+        "created_ms",
+        "last_rev",
+        "presence_seen",
+        "computer_side",
+        "cached",
+        "thinking",
+        "recheck",
+        "rebuilding",
+        "warned",
+    )
+
+    def __init__(self, created_ms: int):
+        self.conns: set[Conn] = set()
+        self.created_ms = created_ms
+        self.last_rev = -1  # the newest revision forwarded
+        self.warned = False  # told its connections the room nears its longest life
+        self.presence_seen: dict[int, bool] | None = None  # presence last forwarded
+        self.computer_side: int | None = None  # the side the computer must play, if any
+        self.cached: tuple[Room, list[Any]] | None = None  # newest copy seen, presence entries
+        self.thinking = False  # a task plays the computer's seat
+        self.recheck = False  # ... and its turn came again meanwhile
+        self.rebuilding = False  # a presence rebuild is under way
+
+
+class StoreClock:
+    """Milliseconds by the store's clock (``TIME``), as this node reckons it.
+
+    Presence expiries, absence windows, hand-overs and room expiry are
+    compared across nodes, so they are judged on one clock: a node whose own
+    clock was 180 s ahead let its player hand over a *connected* opponent's
+    seat (issue 16). Each node measures its offset from the store's clock at
+    start and about once a minute (``Presence.tick``)."""
+
+    def __init__(self) -> None:
+        self.offset_ms = 0  # the store's clock minus this node's
+
+    def now(self) -> int:
+        return now_ms() + self.offset_ms
+
+    async def sync(self, store: Store) -> None:
+        before = time.time()
+        seconds, micros = await store.redis.time()
+        after = time.time()
+        store_ms = int(seconds) * 1000 + int(micros) // 1000
+        self.offset_ms = store_ms - int((before + after) * 500)

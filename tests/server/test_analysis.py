@@ -1,0 +1,117 @@
+"""Post-game analysis over HTTP (server/analysis.py) on a real server process."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import msgspec
+import pytest
+
+import engine
+from engine import ai, analysis, records
+
+
+def record(profile: str, plies: int, seed: int, **options) -> bytes:
+    game = engine.load(profile, **options)
+    state = game.start()
+    moves = []
+    while game.legal_moves(state) and len(moves) < plies:
+        move = ai.choose(game, state, "beginner", seed + len(moves))
+        moves.append(game.notation(move))
+        state = game.play(state, move)
+    return records.text(records.dump(game, moves)).encode()
+
+
+def wait_done(base: str, key: str, timeout: float = 240.0) -> dict:
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        r = httpx.get(f"{base}/api/analysis/{key}", timeout=10)
+        body = r.json()
+        seen.append((body["status"], body.get("done"), body.get("total")))
+        if body["status"] == "done":
+            assert r.status_code == 200
+            return body
+        assert r.status_code == 202 and body["status"] == "running", body
+        time.sleep(0.3)
+    raise AssertionError(f"no analysis within {timeout} s: {seen[-3:]}")
+
+
+def cancel(base: str, key: str) -> dict:
+    """DELETE an analysis and wait until it has stopped."""
+    gone = httpx.delete(f"{base}/api/analysis/{key}", timeout=10)
+    assert gone.status_code == 200 and gone.json()["status"] == "cancelled"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        look = httpx.get(f"{base}/api/analysis/{key}", timeout=10).json()
+        if look["status"] == "cancelled":
+            return look
+        time.sleep(0.2)
+    raise AssertionError(f"still {look}")
+
+
+def test_analysis_runs_reports_progress_and_is_kept(server):
+    data = record("kalah", 16, 1, seeds=3)
+    r = httpx.post(server.url + "/api/analysis", content=data, timeout=30)
+    assert r.status_code == 202, r.text
+    first = r.json()
+    assert first["status"] == "running" and first["total"] == 17
+    key = first["key"]
+    assert key == analysis.key(data)
+    body = wait_done(server.url, key)
+    result = msgspec.convert(body["analysis"], analysis.Analysis)
+    assert len(result.plies) == 16
+    # the same record analysed here, in this process: the same analysis, to the byte
+    assert analysis.encode(result) == analysis.encode(analysis.analyse(data))
+    # a second viewer gets it at once, from the store
+    again = httpx.post(server.url + "/api/analysis", content=data, timeout=30)
+    assert again.status_code == 200 and again.json()["status"] == "done"
+    assert again.json()["analysis"] == body["analysis"]
+
+
+def test_bad_record_and_unknown_key(server):
+    r = httpx.post(server.url + "/api/analysis", content=b'{"format": "nyumba-record"}')
+    assert r.status_code == 400 and r.json()["code"] == "bad-record"
+    r = httpx.get(server.url + "/api/analysis/" + "0" * 32)
+    assert r.status_code == 404 and r.json()["code"] == "no-analysis"
+    r = httpx.get(server.url + "/api/analysis/not-a-key")
+    assert r.status_code == 404
+
+
+def test_busy_and_cancelled_answer_clearly_and_the_server_keeps_serving(server):
+    long_game = record("oware", 120, 5)
+    other = record("kalah", 30, 9)
+    r = httpx.post(server.url + "/api/analysis", content=long_game, timeout=30)
+    assert r.status_code == 202, r.text
+    key = r.json()["key"]
+    # one analysis at a time for an address: the second is refused, clearly
+    busy = httpx.post(server.url + "/api/analysis", content=other, timeout=30)
+    assert busy.status_code == 503 and busy.json()["code"] == "busy"
+    assert int(busy.headers["retry-after"]) > 0
+    # the server answers everything else meanwhile: pages, games, new rooms, moves
+    t0 = time.monotonic()
+    for _ in range(5):
+        assert httpx.get(server.url + "/healthz", timeout=5).status_code == 200
+        assert httpx.get(server.url + "/api/games", timeout=5).status_code == 200
+    made = httpx.post(server.url + "/api/rooms", json={"game": "kalah", "mode": "local"})
+    assert made.status_code == 201
+    assert time.monotonic() - t0 < 20  # generous: a shared machine; this is not a timing test
+    # cancel it: the answer says so, and so does every later look
+    look = cancel(server.url, key)
+    assert "ask again" in look["message"]
+    assert look["done"] < look["total"]
+    # and the address may ask again
+    r = httpx.post(server.url + "/api/analysis", content=other, timeout=30)
+    assert r.status_code in (200, 202), r.text
+    if r.status_code == 202:
+        cancel(server.url, r.json()["key"])
+
+
+@pytest.mark.parametrize("profile", ["bao-kiswahili"])
+def test_bao_record(server, profile):
+    data = record(profile, 6, 3)
+    r = httpx.post(server.url + "/api/analysis", content=data, timeout=30)
+    assert r.status_code in (200, 202), r.text
+    body = wait_done(server.url, r.json()["key"]) if r.status_code == 202 else r.json()
+    assert len(body["analysis"]["plies"]) == 6
