@@ -123,7 +123,7 @@ def serve(settings: Settings) -> int:
             ws_ping_timeout=5,
             lifespan="on",
             log_config=logs.uvicorn_config(),
-            log_level=settings.log_level,
+            log_level=None,  # server/logs.py set the levels; uvicorn would reset its own
             access_log=settings.access_log,
             timeout_graceful_shutdown=5,
             proxy_headers=True,

@@ -102,18 +102,20 @@ def test_a_paused_store_is_503_within_5_s_and_the_node_recovers_by_itself(
             assert live.status_code == 200 and took < 1
         # a move while the store is stopped: refused with a reason, nothing acknowledged
         mover = north if north.state["to_move"] == 1 else south
-        intent = mover.move(mover.state["legal"][0]["move"])
+        move, version = mover.state["legal"][0]["move"], mover.state["version"]
+        intent = mover.move(move, version=version)
         error = mover.expect("error", timeout=10, id=intent)
         assert "store" in error["message"]
 
         os.kill(own_store.pid, signal.SIGCONT)
         _until(lambda: httpx.get(srv.url + "/readyz").status_code == 200, 15, "/readyz 200")
         assert httpx.get(srv.url + "/healthz").status_code == 200
-        # play resumes: the same intent, resent, is applied once
-        mover.drain(0.2)
-        mover.move(mover.state["legal"][0]["move"], id=intent)
-        ack = mover.expect("ack", timeout=10)
-        assert ack["id"] == intent
+        # play resumes: the same intent, resent, is applied once (its first sending may
+        # have reached the store before it stopped answering: then this is its ack)
+        mover.move(move, version=version, id=intent)
+        ack = mover.expect("ack", timeout=10, id=intent)
+        assert ack["version"] == version + 1
+        mover.wait_state(lambda s: s["version"] == version + 1)
         assert create_room(srv.url, "kalah")["room"]
         log = srv.log_path.read_text()
         assert log.count("store down") == 1, log
