@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -70,6 +71,11 @@ class GuardedH11(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            # Answered before the body ended (413 for an oversized one): close, or the
+            # client may go on sending, and the node reading, all 50 MiB of it.
+            self.transport.close()
+            return
         if not self.transport.is_closing():
             self._arm()  # the next request's head has the same deadline
 
