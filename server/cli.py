@@ -83,6 +83,10 @@ def serve(settings: Settings) -> int:
     from server.handshake import GuardedH11, GuardedWebSocket, raise_fd_limit
 
     raise_fd_limit()
+    # Connections per peer that is not a trusted proxy: the WebSockets it may hold, and a few
+    # more for page loads; beyond, closed at accept.
+    GuardedH11.peer_cap = settings.sockets_per_address + 32
+
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
         if settings.redis_url is None:

@@ -54,6 +54,7 @@ class Conn:
         "window_count",
         "window_pings",
         "address",
+        "acks_in_state",
     )
 
     def __init__(
@@ -74,6 +75,7 @@ class Conn:
         self.window_count = 0
         self.window_pings = 0
         self.address = "unknown"  # the client's address (behind a trusted proxy, X-Forwarded-For)
+        self.acks_in_state = False  # joined with acks="state": no ack frame for applied moves
 
     @property
     def who(self) -> str:

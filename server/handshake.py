@@ -20,9 +20,12 @@ below what a node serves.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import ipaddress
 import logging
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -30,15 +33,52 @@ log = logging.getLogger("nyumba.handshake")
 
 HEAD_TIMEOUT_S = 10.0
 
+# Open connections per peer address that is not a trusted proxy, for the per-peer cap: a
+# flood of connections is closed at accept, before any parsing. (Behind a proxy the peer is
+# the proxy; the per-address socket cap in server/addrcap.py counts the real client.)
+_peers: collections.Counter[str] = collections.Counter()
+_counted: dict[object, str] = {}  # transport -> its peer, while counted
+
+
+def _trusted(allowed: list[str] | str, host: str) -> bool:
+    entries = [a.strip() for a in allowed.split(",")] if isinstance(allowed, str) else allowed
+    for entry in entries:
+        if entry == "*" or entry == host:
+            return True
+        with contextlib.suppress(ValueError):
+            if ipaddress.ip_address(host) in ipaddress.ip_network(entry, strict=False):
+                return True
+    return False
+
+
+def _uncount(transport: object) -> None:
+    host = _counted.pop(transport, None)
+    if host is not None:
+        _peers[host] -= 1
+        if _peers[host] <= 0:
+            del _peers[host]
+
 
 class GuardedH11(H11Protocol):
     """h11 with a deadline on every request head."""
 
     head_timeout_s = HEAD_TIMEOUT_S
+    peer_cap: int | None = None  # open connections per untrusted peer (cli.py sets it)
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
         super().connection_made(transport)
+        host = self.client[0] if self.client else None
+        if (
+            self.peer_cap is not None
+            and host
+            and not _trusted(self.config.forwarded_allow_ips, host)
+        ):
+            if _peers[host] >= self.peer_cap:
+                transport.close()  # nothing parsed, nothing answered
+                return
+            _peers[host] += 1
+            _counted[transport] = host
         self._arm()
 
     def _arm(self) -> None:
@@ -70,11 +110,17 @@ class GuardedH11(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            # Answered before the body ended (413 for an oversized one): close, or the
+            # client may go on sending, and the node reading, all 50 MiB of it.
+            self.transport.close()
+            return
         if not self.transport.is_closing():
             self._arm()  # the next request's head has the same deadline
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        _uncount(self.transport)
         super().connection_lost(exc)
 
 
@@ -112,6 +158,10 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
             self.close_timer = self.loop.call_later(self.slow_close_s, self.transport.abort)
             return
         await super().send(message)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        _uncount(self.transport)  # counted when it arrived as HTTP (GuardedH11)
+        super().connection_lost(exc)
 
 
 def raise_fd_limit() -> tuple[int, int]:

@@ -271,6 +271,15 @@ class Node:
         done = await self.change(room_id, msg, conn)
         if isinstance(done.reply, P.Ack):  # a resend too: its first ack may have timed out
             await self._replicated(room_id)
+            if (
+                conn.acks_in_state
+                and isinstance(msg, P.Move)
+                and not done.resent
+                and not self.settings.ack_replicas  # that ack waits for replicas; the state not
+            ):
+                # The state this move made acknowledges it (its last.id is the move's id) and
+                # reaches this connection like every state: one frame fewer per move.
+                return
         await self._answer(conn, done)
 
     async def _replicated(self, room_id: str) -> None:
@@ -382,6 +391,7 @@ class Node:
         conn.sides = welcome.sides
         token = welcome.token or msg.token
         conn.token_hash = rooms.hash_token(token) if token else None
+        conn.acks_in_state = msg.acks == "state"
         conn.send_msg(welcome)
         await self.presence.enter(conn, room)
         if room.mode != "friend":  # computer rooms play it; computer and local rooms give hints

@@ -49,12 +49,15 @@ class Join(_In, frozen=True, tag="join"):
     """Join a room. With ``token`` reclaim the seat it belongs to; without one,
     take the free seat of a friend room, or watch. ``version`` is the last
     version the client saw (informational; the answer is always the current
-    state)."""
+    state). ``acks="state"``: this connection's applied moves are acknowledged
+    by the ``state`` they made (its ``last.id``), not by an ``ack`` frame of
+    their own (PROTOCOL.md, "Acks in the state")."""
 
     room: RoomId
     token: Token | None = None
     version: Version | None = None
     name: Name | None = None
+    acks: Literal["frame", "state"] = "frame"
 
     def __post_init__(self) -> None:
         if self.name is not None and reserved_name(self.name):

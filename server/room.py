@@ -57,15 +57,16 @@ Reply = P.Ack | P.Error | P.HintMove
 
 class Answer(msgspec.Struct, array_like=True):
     """The answer an intent id got, kept so that a resend gets it again
-    (``server/rooms.py``, "exactly once"). ``who`` is the seat owner's key,
-    ``digest`` fingerprints the intent's content (a reused id with other
-    content is refused), ``game_no`` the game it was judged in."""
+    (``server/answers.py``, "exactly once"). ``key`` is the seat owner's key
+    and the id; ``digest`` fingerprints the intent's content (a reused id with
+    other content is refused); ``game_no`` the game it was judged in. An
+    ``ack`` is kept as its version; any other answer as the JSON that was sent."""
 
-    who: str
-    id: str
+    key: str
     game_no: int
     digest: bytes
-    reply: Reply
+    version: int = -1
+    sent: bytes | None = None  # the answer's JSON, when it was not an ack
 
 
 class Room(msgspec.Struct):
@@ -85,7 +86,9 @@ class Room(msgspec.Struct):
     outcome: engine.Outcome | None = None
     last: P.LastMove | None = None
     offer: P.PendingOffer | None = None
-    answers: list[Answer] = []  # the latest intent ids' answers, oldest first
+    # The latest intent ids' answers, oldest first: a msgpack list of Answer, decoded only
+    # when an intent with an id is judged (server/answers.py), not on every read of the room.
+    answers: bytes = b""
     games: list[dict[str, Any]] = []  # finished games of this room, as records
 
 

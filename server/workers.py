@@ -29,9 +29,12 @@ and hint processes shared by all workers, not N pools. It runs no node. A
 worker that exits is started again (its players' pages reconnect, land on any
 worker, and resume from the store), after a pause that grows while workers die
 young; a worker that cannot stay up (five deaths in a row within 10 s of
-starting) stops the whole server with status 1. SIGTERM or SIGINT: every
-worker drains (uvicorn closes its sockets with 1012 and finishes its
-requests), then the parent stops the store and exits 0.
+starting) stops the whole server with status 1. Each worker has a process
+group of its own: once it has exited, what it started (its replay processes)
+is ended with it, and a terminal's Ctrl-C reaches the supervisor alone, which
+passes it on as SIGTERM. SIGTERM or SIGINT: every worker drains (uvicorn
+closes its sockets with 1012 and finishes its requests), then the parent
+stops the store and exits 0.
 
 Each worker says which it is: ``GET /healthz`` answers ``worker`` (its index),
 ``node`` and ``pid``, and a WebSocket's handshake response carries
@@ -125,6 +128,7 @@ class Supervisor:
                 env=env,
                 pass_fds=(self.listener.fileno(), theirs.fileno()),
                 preexec_fn=_die_with_parent,  # a killed supervisor takes its workers along
+                start_new_session=True,  # a group of its own: what it leaves behind is found
             )
         finally:
             theirs.close()
@@ -144,6 +148,7 @@ class Supervisor:
             if self.stopping.is_set():  # stopped while it started: the drain may have missed it
                 proc.send_signal(signal.SIGTERM)
             code = await proc.wait()
+            _end_group(proc.pid)
             if self.stopping.is_set():
                 return
             young_deaths = young_deaths + 1 if loop.time() - started < YOUNG_S else 0
@@ -177,7 +182,16 @@ class Supervisor:
                     with contextlib.suppress(ProcessLookupError):
                         proc.kill()
             await asyncio.gather(*(p.wait() for p in alive))
+        for proc in alive:
+            _end_group(proc.pid)
         log.info("all workers stopped")
+
+
+def _end_group(pid: int) -> None:
+    """Kill what a worker that has exited left in its process group: a SIGKILLed
+    worker's replay and analysis processes would otherwise live on, orphaned."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def supervise(settings: Settings) -> int:

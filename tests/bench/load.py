@@ -101,6 +101,9 @@ class Player:
         return fut
 
 
+JOIN_EXTRA: dict[str, str] = {}  # {"acks": "state"} with --acks state
+
+
 async def open_room(
     http: httpx.AsyncClient, base: str, ws_urls: list[str], idx: int
 ) -> tuple[str, list[Player]]:
@@ -115,7 +118,7 @@ async def open_room(
     for side, token in ((0, r["token"]), (1, None)):
         p = Player()
         p.ws = await RawSocket.connect(ws_urls[(idx + side) % len(ws_urls)], p.on_message)
-        p.ws.send({"t": "join", "room": r["room"], "token": token})
+        p.ws.send({"t": "join", "room": r["room"], "token": token, **JOIN_EXTRA})
         players.append(p)
     for p in players:
         await asyncio.wait_for(p.wait_version(0), 60)
@@ -326,6 +329,11 @@ def main() -> None:
         help="checkouts whose servers to compare, e.g. /tmp/base,. (default: this one)",
     )
     ap.add_argument("--rounds", type=int, default=1, help="repeat every configuration, interleaved")
+    ap.add_argument(
+        "--acks",
+        default="frame",
+        help="how the players join, in turn: frame (an ack frame per move), state (PROTOCOL.md)",
+    )
     ap.add_argument("--server-cpus", help="CPUs for the servers and the store, e.g. 0-1")
     ap.add_argument("--generator-cpus", help="CPUs for this load generator, e.g. 1")
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
@@ -383,49 +391,53 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     results: dict[tuple, list[dict]] = {}
     try:
         for rnd in range(args.rounds):
-            for root in roots:
-                for kind, count in shapes:
-                    extra = {} if root is None else {"root": root}
+            for root, (kind, count), acks in [
+                (r, sh, a) for r in roots for sh in shapes for a in args.acks.split(",")
+            ]:
+                JOIN_EXTRA.clear()
+                if acks != "frame":
+                    JOIN_EXTRA["acks"] = acks
+                extra = {} if root is None else {"root": root}
+                if kind == "workers":
+                    servers = [
+                        ServerProcess(
+                            redis_url=url,
+                            data_dir=tmp / f"w{count}-{rnd}",
+                            env={**env, "NYUMBA_WORKERS": str(count)},
+                            **extra,
+                        ).start()
+                    ]
+                else:
+                    servers = [
+                        ServerProcess(
+                            redis_url=url, data_dir=tmp / f"{count}-{i}-{rnd}", env=env, **extra
+                        ).start()
+                        for i in range(count)
+                    ]
+                if generator_cpus:
+                    os.sched_setaffinity(0, generator_cpus)
+                try:
                     if kind == "workers":
-                        servers = [
-                            ServerProcess(
-                                redis_url=url,
-                                data_dir=tmp / f"w{count}-{rnd}",
-                                env={**env, "NYUMBA_WORKERS": str(count)},
-                                **extra,
-                            ).start()
-                        ]
-                    else:
-                        servers = [
-                            ServerProcess(
-                                redis_url=url, data_dir=tmp / f"{count}-{i}-{rnd}", env=env, **extra
-                            ).start()
-                            for i in range(count)
-                        ]
-                    if generator_cpus:
-                        os.sched_setaffinity(0, generator_cpus)
-                    try:
-                        if kind == "workers":
-                            await_workers(servers[0], count)
-                        print(
-                            f"--- round {rnd + 1} root={root or 'this'} {kind}={count} "
-                            f"store={store} rooms={args.rooms} "
-                            f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
-                            + (f" env={' '.join(args.env)}" if args.env else ""),
-                            flush=True,
+                        await_workers(servers[0], count)
+                    print(
+                        f"--- round {rnd + 1} root={root or 'this'} {kind}={count} acks={acks} "
+                        f"store={store} rooms={args.rooms} "
+                        f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
+                        + (f" env={' '.join(args.env)}" if args.env else ""),
+                        flush=True,
+                    )
+                    figures = asyncio.run(
+                        measure(args, servers, embedded.proc.pid if embedded else None)
+                    )
+                    if figures:
+                        results.setdefault((str(root or "this"), kind, count, acks), []).append(
+                            figures
                         )
-                        figures = asyncio.run(
-                            measure(args, servers, embedded.proc.pid if embedded else None)
-                        )
-                        if figures:
-                            results.setdefault((str(root or "this"), kind, count), []).append(
-                                figures
-                            )
-                    finally:
-                        if server_cpus:
-                            os.sched_setaffinity(0, server_cpus)
-                        for s in servers:
-                            s.stop()
+                finally:
+                    if server_cpus:
+                        os.sched_setaffinity(0, server_cpus)
+                    for s in servers:
+                        s.stop()
     finally:
         if embedded is not None:
             embedded.stop()
@@ -459,7 +471,7 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
         ratios = [r["moves_s"] / f["moves_s"] for r, f in zip(runs, first) if f["moves_s"]]
         cpu_ratios = [r["cpu_ms"] / f["cpu_ms"] for r, f in zip(runs, first) if f["cpu_ms"]]
         print(
-            f"{key[0]} {key[1]}={key[2]}: moves/s {med('moves_s'):.0f}  "
+            f"{key[0]} {key[1]}={key[2]} acks={key[3]}: moves/s {med('moves_s'):.0f}  "
             f"CPU/move {med('cpu_ms'):.3f} ms  p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
             f"moves/s ratio {' '.join(f'{x:.2f}' for x in ratios)}  "
             f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}"

@@ -133,12 +133,16 @@ class RawSocket:
 
     @classmethod
     async def connect(
-        cls, url: str, on_message: Callable[[Msg], None], headers: dict[str, str] | None = None
+        cls,
+        url: str,
+        on_message: Callable[[Msg], None],
+        headers: dict[str, str] | None = None,
+        local_addr: tuple[str, int] | None = None,
     ) -> RawSocket:
         parts = urlsplit(url)
         loop = asyncio.get_running_loop()
         _, proto = await loop.create_connection(
-            lambda: _Proto(on_message), parts.hostname, parts.port or 80
+            lambda: _Proto(on_message), parts.hostname, parts.port or 80, local_addr=local_addr
         )
         key = base64.b64encode(os.urandom(16)).decode()
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())

@@ -69,7 +69,10 @@ def test_one_move_calls_the_engine_once_per_question(valkey_url, key_prefix, mon
     settings = Settings(redis_url=valkey_url, key_prefix=key_prefix + "calls:", tick_ms=60_000)
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), port=port, log_level="warning", lifespan="on")
+        # asyncio's own loop: uvloop refuses to close a loop in a thread with pipes open
+        uvicorn.Config(
+            create_app(settings), port=port, log_level="warning", lifespan="on", loop="asyncio"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

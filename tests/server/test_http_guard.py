@@ -201,3 +201,19 @@ def test_the_pool_refuses_beyond_its_bounds_and_per_address():
             pool.close()
 
     asyncio.run(scenario())
+
+
+def test_after_refusing_a_body_the_connection_closes_instead_of_reading_the_rest(server):
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+    sock.sendall(
+        b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 52428800\r\n\r\n"
+    )
+    chunk = b" " * (1 << 20)
+    sent = 0
+    with pytest.raises(OSError):  # broken pipe or reset: the node stopped reading
+        while sent < 50:
+            sock.sendall(chunk)
+            sent += 1
+    sock.close()
+    assert sent < 50, "the node read the whole 50 MiB it had refused"

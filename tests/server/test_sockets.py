@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import socket
 import time
 
@@ -166,3 +167,26 @@ def _masked(payload: bytes) -> bytes:
     key = os.urandom(4)
     body = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
     return bytes([0x81, 0x80 | len(payload)]) + key + body
+
+
+def test_a_peer_that_is_no_proxy_is_capped_at_accept(two_nodes):
+    """Connections from an address that is not a trusted proxy (127.0.0.2 here) are
+    closed at accept beyond the socket cap plus 32, before any parsing."""
+    node = two_nodes[0]
+    conns = []
+    for _ in range(40):
+        s = socket.socket()
+        s.bind(("127.0.0.2", 0))
+        s.connect(("127.0.0.1", node.port))
+        conns.append(s)
+    time.sleep(1.0)
+    readable, _, _ = select.select(conns, [], [], 1.0)  # closed ones read as end of file
+    closed = 0
+    for s in readable:
+        try:
+            closed += s.recv(16) == b""
+        except ConnectionResetError:
+            closed += 1
+    for s in conns:
+        s.close()
+    assert closed == 40 - (4 + 32)

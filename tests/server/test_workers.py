@@ -56,6 +56,13 @@ def children(pid: int) -> set[int]:
     return out
 
 
+def alive(pid: int) -> bool:
+    try:  # a zombie is dead, whether or not its new parent has reaped it yet
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def command(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -104,6 +111,7 @@ def test_a_friend_game_across_two_workers_survives_one_being_killed(two_workers)
 
     # SIGKILL South's worker: the supervisor starts it again; South reconnects and resumes.
     index = int(worker_of(south)[1:])
+    left_behind = children(pids[index])  # its replay processes
     os.kill(pids[index], signal.SIGKILL)
     with pytest.raises((ConnectionClosed, TimeoutError)):
         south.expect("state", timeout=10, version=-1)
@@ -116,6 +124,7 @@ def test_a_friend_game_across_two_workers_survives_one_being_killed(two_workers)
     assert now[index] != pids[index], "the killed worker was not started again"
     assert now[1 - index] == pids[1 - index]  # the other worker served on meanwhile
     assert server.proc.poll() is None
+    assert not [p for p in left_behind if alive(p)]  # ended with it
 
     back = socket_on(server, want=f"w{index}")  # the new worker serves the old seat
     back.join(r["room"], r["token"])
@@ -143,7 +152,7 @@ def test_sigterm_drains_both_workers_and_the_server_exits_0(two_workers):
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012  # restarting
     assert server.proc.wait(30) == 0
     for pid in (*pids.values(), supervisor):
-        assert not Path(f"/proc/{pid}").exists() or "server.cli" not in command(pid)
+        assert not alive(pid) or "server.cli" not in command(pid)
 
 
 def test_computer_seats_on_two_workers_share_the_supervisors_computer(two_workers):
