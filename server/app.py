@@ -305,10 +305,15 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store.redis, settings.key_prefix, keep_s=settings.room_ttl_ms // 1000
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
+    probing = asyncio.create_task(
+        metrics.probe_pubsub(lambda data: store.publish_to_node(node.node_id, data)),
+        name="pubsub-probe",
+    )
     try:
         yield
     finally:
         renewing.cancel()
+        probing.cancel()
         analyses.close()
         offload.close()
         H.STORE.close()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
-from server import health, resync
+from server import health, metrics, resync
 from server import protocol as P
 from server.room import computer_to_move
 from server.store import Notice, NoticeKind, decode_notice
@@ -66,6 +66,9 @@ class Fanout:
                     if message.get("type") != "message":
                         continue
                     room_id = self.store.room_of_channel(message["channel"])
+                    if room_id == self.node.node_id:  # this node's own channel
+                        metrics.pubsub_probe_received(message["data"])
+                        continue
                     try:
                         self.on_notice(room_id, decode_notice(message["data"]))
                     except Exception:

@@ -15,6 +15,9 @@ Counters and histograms are module-level, incremented where things happen:
     nyumba_computer_queue                 computer and hint requests waiting or thinking
     nyumba_computer_think_seconds{lane}   one request's answer time
     nyumba_gc_pause_seconds{generation}   every garbage collection, timed by gc.callbacks
+    nyumba_pubsub_lag_seconds             publish to receipt, of a probe this node sends to its
+                                          own channel every ``PROBE_EVERY_S`` (the same path
+                                          and connection as the rooms' notices)
     nyumba_rooms_open, nyumba_sockets     rooms with a connection here; open WebSockets
     nyumba_build_info{version}            always 1
 
@@ -24,9 +27,12 @@ registry: with several processes per host, scrape each node's port.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prometheus_client import (
@@ -72,6 +78,11 @@ GC_PAUSE = Histogram(
     ["generation"],
     buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0),
 )
+PUBSUB_LAG = Histogram(
+    "nyumba_pubsub_lag_seconds",
+    "Publish to receipt of a probe on this node's own channel",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0),
+)
 ROOMS_OPEN = Gauge("nyumba_rooms_open", "Rooms with a connection on this node")
 SOCKETS = Gauge("nyumba_sockets", "Open WebSockets on this node")
 BUILD = Gauge("nyumba_build_info", "The running version", ["version"])
@@ -104,6 +115,24 @@ def _gc_callback(phase: str, info: dict[str, Any]) -> None:
 
 if _gc_callback not in gc.callbacks:
     gc.callbacks.append(_gc_callback)
+
+
+PROBE_EVERY_S = 10.0
+
+
+async def probe_pubsub(publish: Callable[[bytes], Awaitable[Any]]) -> None:
+    """Forever: publish this node's clock to its own channel (``publish``), so the listener
+    can time the round trip (``pubsub_probe_received``). Store failures are the health
+    module's business: a probe lost to one is simply not counted."""
+    while True:
+        with contextlib.suppress(Exception):
+            await publish(struct.pack(">d", time.time()))
+        await asyncio.sleep(PROBE_EVERY_S)
+
+
+def pubsub_probe_received(data: bytes) -> None:
+    if len(data) == 8:
+        PUBSUB_LAG.observe(max(0.0, time.time() - struct.unpack(">d", data)[0]))
 
 
 async def endpoint(request: Request) -> Response:

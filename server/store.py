@@ -253,6 +253,11 @@ class Store:
         metrics.CAS.labels(_CAS_RESULT.get(result, "conflict")).inc()
         return result
 
+    async def publish_to_node(self, node_id: str, data: bytes) -> None:
+        """On a node's own channel (the metrics' pub/sub probe)."""
+        command = "SPUBLISH" if self.sharded else "PUBLISH"
+        await self.link.execute(command, self.node_channel(node_id), data)
+
     async def publish(self, room_id: str, notice: bytes) -> None:
         command = "SPUBLISH" if self.sharded else "PUBLISH"
         await self.link.execute(command, self.channel(room_id), notice)

@@ -186,6 +186,7 @@ def test_metrics_move_after_a_played_game(tmp_path, key_prefix):
             (("version", httpx.get(srv.url + "/healthz").json()["version"]),),
         ) in after
         assert any(name == "nyumba_gc_pause_seconds_count" for name, _ in after)
+        assert after[("nyumba_pubsub_lag_seconds_count", ())] >= 1  # the probe sent at start
         assert ("process_resident_memory_bytes", ()) in after
     finally:
         srv.stop()
