@@ -8,6 +8,13 @@
 
 ``engine.load(profile, **options)`` returns a game object (see
 ``engine.core``); ``engine.profiles()`` lists the profiles with their options.
+``game.apply(state, move)`` says everything one move did (``Transition``):
+
+>>> t = game.apply(state, game.parse(state, "c"))
+>>> t.notation, t.to_move, [c.move for c in t.choices]
+('c', 0, ['a', 'b', 'd', 'e', 'f'])
+
+The rules, rule by rule: ``docs/rules/``; the design: ``docs/design.md``.
 """
 
 from __future__ import annotations
