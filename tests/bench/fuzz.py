@@ -39,6 +39,7 @@ def main() -> None:
         env={
             "NYUMBA_KEY_PREFIX": f"nyumba-fuzz-{os.getpid()}:",
             "NYUMBA_RATE_MESSAGES": "100000000",
+            "NYUMBA_RATE_PINGS": "100000000",
         },
     ).start()
     batch = 50

@@ -39,6 +39,7 @@ def campaign(store_kind, tmp_path_factory, key_prefix):
         tmp_path_factory.mktemp("fuzz"),
         key_prefix + "fuzz:",
         NYUMBA_RATE_MESSAGES="1000000",
+        NYUMBA_RATE_PINGS="1000000",
     )
     c = Campaign(srv)
     yield c
