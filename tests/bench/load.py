@@ -59,6 +59,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).res
 from rawws import Msg, RawSocket  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 
+ACK_RTTS: list[float] = []  # send -> ack, seconds
+
 
 def cpu_s(pid: int) -> float:
     """User+system CPU seconds a process has used (its children excluded)."""
@@ -81,9 +83,12 @@ class Player:
         self.version = -1
         self.state: Msg | None = None
         self.waiters: dict[int, asyncio.Future] = {}
+        self.acked: dict[int, float] = {}  # version -> when its ack came (perf_counter)
 
     def on_message(self, msg: Msg) -> None:
-        if msg.t == "state" and msg.version >= self.version:
+        if msg.t == "ack":
+            self.acked[msg.version] = time.perf_counter()
+        elif msg.t == "state" and msg.version >= self.version:
             self.version = msg.version
             self.state = msg
             if self.waiters:
@@ -114,6 +119,8 @@ async def open_room(
         except httpx.TransportError:  # a kept-alive connection the server closed as it was reused
             if attempt == 2:
                 raise
+    if "token" not in r:
+        raise RuntimeError(f"room creation refused: {r}")
     players = []
     for side, token in ((0, r["token"]), (1, None)):
         p = Player()
@@ -161,6 +168,11 @@ async def play_room(
             print("timeout waiting for a state", file=sys.stderr)
             return
         rtts.append((time.perf_counter() - t0, t0))
+        for _ in range(1000):  # the ack may come after the state (NYUMBA_ACK_REPLICAS)
+            if st.version + 1 in mover.acked:
+                ACK_RTTS.append(mover.acked.pop(st.version + 1) - t0)
+                break
+            await asyncio.sleep(0.001)
         counter[0] += 1
 
 
@@ -539,6 +551,12 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
         print(
             f"move round trip ms: p50 {pct(rtts, 50):.2f}  p95 {pct(rtts, 95):.2f}  "
             f"p99 {pct(rtts, 99):.2f}  max {pct(rtts, 100):.2f}"
+        )
+        acks = sorted(ACK_RTTS)
+        ACK_RTTS.clear()
+        print(
+            f"move -> ack ms: p50 {pct(acks, 50):.2f}  p95 {pct(acks, 95):.2f}  "
+            f"p99 {pct(acks, 99):.2f}  max {pct(acks, 100):.2f}"
         )
         print(
             "server RSS after: "
