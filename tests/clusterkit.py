@@ -330,11 +330,12 @@ if __name__ == "__main__":
 
     kind = sys.argv[1] if len(sys.argv) > 1 else "cluster"
     tmp = Path(tempfile.mkdtemp(prefix=f"nyumba-{kind}-"))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # ends in the finally below
     group = (ValkeyCluster(tmp) if kind == "cluster" else SentinelGroup(tmp)).start()
     print(group.url, flush=True)
     try:
         signal.pause()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         group.stop()

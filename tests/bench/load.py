@@ -84,10 +84,14 @@ class Player:
         self.state: Msg | None = None
         self.waiters: dict[int, asyncio.Future] = {}
         self.acked: dict[int, float] = {}  # version -> when its ack came (perf_counter)
+        self.ack_waiters: dict[int, asyncio.Future] = {}
 
     def on_message(self, msg: Msg) -> None:
         if msg.t == "ack":
             self.acked[msg.version] = time.perf_counter()
+            fut = self.ack_waiters.pop(msg.version, None)
+            if fut is not None and not fut.done():
+                fut.set_result(None)
         elif msg.t == "state" and msg.version >= self.version:
             self.version = msg.version
             self.state = msg
@@ -168,11 +172,14 @@ async def play_room(
             print("timeout waiting for a state", file=sys.stderr)
             return
         rtts.append((time.perf_counter() - t0, t0))
-        for _ in range(1000):  # the ack may come after the state (NYUMBA_ACK_REPLICAS)
-            if st.version + 1 in mover.acked:
-                ACK_RTTS.append(mover.acked.pop(st.version + 1) - t0)
-                break
-            await asyncio.sleep(0.001)
+        if st.version + 1 not in mover.acked:  # it may come after the state (ACK_REPLICAS)
+            fut = mover.ack_waiters[st.version + 1] = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(fut, 10)
+            except TimeoutError:
+                print("timeout waiting for an ack", file=sys.stderr)
+                return
+        ACK_RTTS.append(mover.acked.pop(st.version + 1) - t0)
         counter[0] += 1
 
 

@@ -10,6 +10,11 @@ coroutines at once, each on a room of its own, through
 Prints, per client, client CPU µs per round trip and round trips/s. Rounds
 are interleaved (A B C D A B C D …) so the shared machine's noise falls on all.
 
+Then what ``NYUMBA_ACK_REPLICAS=1`` adds on the cluster: the same writers,
+each compare-and-set followed by ``Store.replicated`` (SET + WAIT on a link of
+its own, group-committed), against the compare-and-set alone: confirmations/s,
+latency p50/p99, client CPU per move, confirmations per WAIT.
+
     python tests/bench/store_rtt.py [--seconds 3] [--concurrency 50] [--rounds 3]
 """
 
@@ -169,6 +174,50 @@ async def compare(args, link, clink, rpc, core) -> None:
     await rpc.aclose()
 
 
+async def ack_cost(args, cluster_url: str) -> None:
+    from server.store import Store
+
+    store = Store(cluster_url, PREFIX + "ack:")
+    await store.start()
+    now = int(time.time() * 1000) + 600_000
+    rooms = [f"w{i}" for i in range(args.concurrency)]
+    for r in rooms:
+        await store.link.execute("DEL", store.room_key(r))
+        await store.create(r, 0, b"x", now)
+    print(
+        f"compare-and-set, then NYUMBA_ACK_REPLICAS=1's confirmation ({args.concurrency} writers)"
+    )
+    for _ in range(args.rounds):
+        for replicas in (0, 1):
+            latencies: list[float] = []
+            stop = time.perf_counter() + args.seconds
+            waits = store._replicas.sent if store._replicas else 0
+
+            async def writer(room: str) -> None:
+                rev = int(await store.link.execute("HGET", store.room_key(room), "rev"))
+                while time.perf_counter() < stop:
+                    t0 = time.perf_counter()
+                    assert await store.cas(room, rev, rev + 1, b"d" * 200, now, b"n") == 0
+                    rev += 1
+                    if replicas:
+                        assert await store.replicated(room, 1, 1000)
+                    latencies.append(time.perf_counter() - t0)
+
+            cpu = time.process_time()
+            await asyncio.gather(*(writer(r) for r in rooms))
+            cpu = time.process_time() - cpu
+            n = len(latencies)
+            latencies.sort()
+            waits = (store._replicas.sent if store._replicas else 0) - waits
+            print(
+                f"  {'CAS + WAIT 1' if replicas else 'CAS alone':14s} {n / args.seconds:7.0f}/s  "
+                f"p50 {latencies[n // 2] * 1000:6.2f} ms  p99 {latencies[int(n * 0.99)] * 1000:6.2f} ms"
+                f"  {cpu * 1e6 / n:5.1f} µs CPU each"
+                + (f"  {n / max(1, waits):4.1f} confirmations per WAIT" if replicas else "")
+            )
+    await store.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0)
@@ -180,6 +229,7 @@ def main() -> None:
     cluster = ValkeyCluster(tmp / "cluster").start()
     try:
         asyncio.run(main_async(args, single.url, cluster.url))
+        asyncio.run(ack_cost(args, cluster.url))
     finally:
         cluster.stop()
         single.stop()

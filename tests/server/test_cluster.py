@@ -99,7 +99,10 @@ def step(players: dict, watcher: Client, rng: random.Random, acked: list) -> dic
     mover = players[st["to_move"]]
     mover.wait_state(lambda s, v=st["version"]: s["version"] >= v)
     intent = mover.move(rng.choice(st["legal"])["move"], version=st["version"])
-    acked.append((intent, mover.expect("ack", id=intent, timeout=20)["version"]))
+    try:
+        acked.append((intent, mover.expect("ack", id=intent, timeout=20)["version"]))
+    except TimeoutError as exc:
+        raise AssertionError(f"no ack for {intent}; errors seen: {mover.errors}") from exc
     return watcher.wait_state(lambda s, v=st["version"]: s["version"] > v, timeout=20)
 
 
@@ -251,17 +254,18 @@ def test_resharding_under_play_loses_and_repeats_nothing(cluster, two_nodes):
                 step(players, watcher, rng, acked)
     mover.join()
     for room, *_ in games:
-        assert cluster.master_of_slot(room_slot(room)) is not owners_before[room]
-    assert sum(moved) >= len(games) * 2  # the room and its presence, at least
+        assert cluster.master_of_slot(room_slot(room)) is not owners_before[room], room
+    assert sum(moved) >= len(games) * 2, moved  # the room and its presence, at least
     # ...and the games go on to their end on the new owners.
     for _room, players, watcher, acked in games:
         while watcher.state["outcome"] is None:
             step(players, watcher, rng, acked)
     for room, players, watcher, acked in games:
         record = httpx.get(f"{b.url}/api/rooms/{room}/history").json()
-        assert replay(record) == (watcher.state["position"], watcher.state["plies"])
-        assert [i for i, _ in acked] == record["ids"]  # nothing lost, nothing twice
-        assert sorted(set(watcher.versions)) == list(range(watcher.state["version"] + 1))
+        assert replay(record) == (watcher.state["position"], watcher.state["plies"]), room
+        assert [i for i, _ in acked] == record["ids"], (acked, record["ids"])  # none lost or twice
+        missed = set(range(watcher.state["version"] + 1)) - set(watcher.versions)
+        assert not missed, f"{room}: the spectator missed versions {sorted(missed)}"
         for c in (*players.values(), watcher):
             assert not c.errors, c.errors
             c.close()
