@@ -24,6 +24,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 
 from server import resync
 from server.cluster import ClusterLink
@@ -119,7 +120,10 @@ def open_single(url: str, *, connect_timeout: float, command_timeout: float) -> 
 
 
 async def is_cluster(link: Link) -> bool:
-    info = await link.execute("INFO", "cluster")
+    try:
+        info = await link.execute("INFO", "cluster")
+    except ResponseError:  # INFO renamed or refused (some managed services): not a cluster
+        return False
     return b"cluster_enabled:1" in info
 
 

@@ -134,7 +134,7 @@ def main() -> None:
             seconds=args.seconds,
             drop_rate=args.drop_rate,
             seed=args.seed,
-            think=0.15,
+            think=0.25,  # games must outlast the failover
             store=Started(group),
             nodes=2,
             env={"NYUMBA_ACK_REPLICAS": str(args.ack_replicas)},
