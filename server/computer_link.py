@@ -106,6 +106,7 @@ class RemoteComputer:
         self.writer: asyncio.StreamWriter | None = None
         self.reader: asyncio.Task | None = None
         self._connecting: asyncio.Task | None = None
+        self._warming: asyncio.Task | None = None  # held until it has run
 
     async def _link(self) -> asyncio.StreamWriter:
         if self.writer is None:
@@ -182,8 +183,7 @@ class RemoteComputer:
             with contextlib.suppress(Exception):
                 (await self._link()).write(_frame([0, "warm", seats, hints]))
 
-        task = asyncio.get_running_loop().create_task(send())
-        self._warming = task  # a reference until it runs
+        self._warming = asyncio.get_running_loop().create_task(send())
 
     def close(self) -> None:
         if self.reader is not None:

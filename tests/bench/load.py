@@ -8,7 +8,8 @@
 
 ``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
 ``--nodes`` separate nodes; ``--roots`` runs the servers of other checkouts
-(today's main against a change); ``--rounds`` repeats every configuration,
+(today's main against a change; ``DIR@state`` makes that root's players join
+with ``acks: "state"``); ``--rounds`` repeats every configuration,
 interleaved, and ends with each one's median and its ratio to the first
 configuration in the same round (the machine is shared: ratios travel, absolute
 figures do not). ``--server-cpus``/``--generator-cpus`` pin them (``taskset``).
@@ -403,7 +404,16 @@ def run_store(args, tmp: Path, url: str | None) -> None:
         url = embedded.url
     env = {"NYUMBA_KEY_PREFIX": prefix, **dict(e.split("=", 1) for e in args.env)}
     store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
-    roots = [Path(r).resolve() for r in args.roots.split(",")] if args.roots else [None]
+    # A root may name how its players join: DIR@state (a baseline without the field: DIR@frame).
+    root_acks = {}
+    roots: list[Path | None] = [None]
+    if args.roots:
+        roots = []
+        for spec in args.roots.split(","):
+            path, _, acks = spec.partition("@")
+            roots.append(Path(path).resolve())
+            if acks:
+                root_acks[roots[-1]] = acks
     shapes = [("workers", int(n)) for n in args.workers.split(",") if n] or [
         ("nodes", int(n)) for n in args.nodes.split(",")
     ]
@@ -411,7 +421,10 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     try:
         for rnd in range(args.rounds):
             for root, (kind, count), acks in [
-                (r, sh, a) for r in roots for sh in shapes for a in args.acks.split(",")
+                (r, sh, a)
+                for r in roots
+                for sh in shapes
+                for a in (root_acks.get(r) or args.acks).split(",")
             ]:
                 JOIN_EXTRA.clear()
                 if acks != "frame":
