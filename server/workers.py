@@ -199,7 +199,11 @@ def supervise(settings: Settings) -> int:
     from server.handshake import raise_fd_limit
 
     raise_fd_limit()
-    listener = bind(settings.host, settings.port)
+    try:
+        listener = bind(settings.host, settings.port)
+    except OSError as exc:  # taken, or not an address of this machine: say which
+        log.error("cannot listen on %s:%d: %s", settings.host, settings.port, exc.strerror or exc)
+        return 1
     log.info(
         "%d workers on %s:%d (pid %d)", settings.workers, settings.host, settings.port, os.getpid()
     )
