@@ -459,7 +459,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                         flush=True,
                     )
                     figures = asyncio.run(
-                        measure(args, servers, embedded.proc.pid if embedded else None)
+                        measure(args, servers, embedded.pid if embedded else None)
                     )
                     if figures:
                         results.setdefault((str(root or "this"), kind, count, acks), []).append(
