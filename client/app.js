@@ -21,6 +21,7 @@ import {
   renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
+import { openAnalysis } from "./analysis.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -279,6 +280,7 @@ function render() {
   app.dataset.mode = s.mode;
   app.dataset.game = s.game;
   app.dataset.plies = String(s.plies);
+  show($("#analyse-btn"), Boolean(s.outcome));
 
   const v = view();
   renderStatus(s, v);
@@ -351,6 +353,7 @@ function wire() {
     }
   });
   $("#replay-btn").addEventListener("click", startReplay);
+  $("#analyse-btn").addEventListener("click", startAnalysis);
 
   $("#tap-confirm").addEventListener("change", () => {
     ui.armed = null;
@@ -373,12 +376,29 @@ function wire() {
 async function startReplay() {
   const box = $("#replay");
   try {
-    const data = await replayRecord(await getRecord(room));
-    openReplay(box, data, { onClose: () => show(box, false) });
+    const record = await getRecord(room);
+    const data = await replayRecord(record);
+    openReplay(box, data, { onClose: () => show(box, false), record });
     show(box, true);
     box.scrollIntoView({ block: "start" });
   } catch (err) {
     setNote({ key: "replay.failed", vars: { msg: err.message } });
+  }
+}
+
+// The computer's analysis of the game just finished (client/analysis.js).
+let analysisView = null;
+async function startAnalysis() {
+  const box = $("#analysis");
+  try {
+    const record = await getRecord(room);
+    const data = await replayRecord(record);
+    analysisView?.stop();
+    analysisView = openAnalysis(box, record, data, { onClose: () => show(box, false), flipped: board?.flipped });
+    show(box, true);
+    box.scrollIntoView({ block: "start" });
+  } catch (err) {
+    setNote({ key: "analysis.failed", vars: { msg: err.message } });
   }
 }
 

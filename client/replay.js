@@ -8,10 +8,12 @@ import { settings } from "./api.js";
 import { BoardView, lastMovePits, portraitQuery } from "./board.js";
 import { h } from "./dom.js";
 import { HistoryPanel } from "./history.js";
+import { openAnalysis } from "./analysis.js";
 import { known, onLangChange, t } from "./i18n.js";
 import { lastMoveSummary, resultText } from "./words.js";
 
-export function openReplay(container, data, { onClose = () => {}, flipped = false } = {}) {
+// With `record` (the record replayed) the view offers the computer's analysis of it.
+export function openReplay(container, data, { onClose = () => {}, flipped = false, record = null } = {}) {
   const states = data.states || [];
   let index = 0;
   let token = { cancelled: false };
@@ -40,12 +42,21 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
   const close = button("replay.close", () => {
     token.cancelled = true;
     stopAuto();
+    analysisView?.stop();
     onClose();
   }, "secondary replay-close");
   const play = h("div", { class: "play" },
     h("div", { class: "play-board" }, boardBox, summary, slider, controls),
     historyBox);
-  container.replaceChildren(title, unfinished, where, play, result, close);
+  const analysisBox = h("section", { class: "analysis-box", hidden: true });
+  let analysisView = null;
+  const analyse = button("analysis.open", () => {
+    analysisView?.stop();
+    analysisView = openAnalysis(analysisBox, record, data, { onClose: () => (analysisBox.hidden = true), flipped });
+    analysisBox.hidden = false;
+  }, "replay-analyse");
+  analyse.hidden = !record;
+  container.replaceChildren(title, unfinished, where, play, result, analyse, close, analysisBox);
 
   const board = new BoardView(boardBox, data.game, { flipped, portrait: portraitQuery().matches });
   const history = new HistoryPanel(historyBox, { onPick: (i) => go(i) });

@@ -94,9 +94,10 @@ async function upload() {
   if (!file) return;
   fail("#replay-error", "");
   try {
-    const data = await replay(await file.text());
+    const record = await file.text();
+    const data = await replay(record);
     const box = $("#replay");
-    openReplay(box, data, { onClose: () => show(box, false) });
+    openReplay(box, data, { onClose: () => show(box, false), record });
     show(box, true);
     box.scrollIntoView({ block: "start" });
   } catch (err) {

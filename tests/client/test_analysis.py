@@ -1,0 +1,90 @@
+"""The computer's analysis in the browser: finish a Kalah game, open the analysis, see the graph
+and the labels, choose a blunder and see the best move marked, then "Show me"."""
+
+from __future__ import annotations
+
+from clientkit import attr, start_game, wait_settled
+
+# A Kalah game (4 seeds) in which South, on move 16, throws away a won position: `a` where `b`
+# wins (tests/engine/test_analysis.py builds games like it; the analysis is deterministic).
+MOVES = (
+    "f B D b f e A F a e d C e d A a F D F B f A c A f d C e f b F D F E e f F B d F E b C e D f"
+).split()
+BLUNDER, PLAYED, BEST = 16, "a", "b"
+
+
+def play_moves(page, moves):
+    for move in moves:
+        page.wait_for_selector("#app[data-myturn='1']", timeout=15_000)
+        before = attr(page, "version")
+        page.click(f".pit.lit[data-pit='{move}']")
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+
+
+def wait_done(page, timeout=240_000):
+    try:
+        page.wait_for_selector("#analysis[data-state='done']", timeout=timeout)
+    except Exception:
+        raise AssertionError(page.inner_text("#analysis")) from None
+
+
+def test_analysis_of_a_finished_kalah_game(open_page):
+    page = open_page(speed="off")
+    start_game(page, "kalah", mode="local")
+    play_moves(page, MOVES)
+    page.wait_for_selector("#app[data-over='1']")
+    wait_settled(page)
+
+    page.click("#analyse-btn")
+    box = page.locator("#analysis")
+    box.wait_for()
+    wait_done(page)
+
+    # the graph: one point per position, a dot per labelled ply
+    points = page.get_attribute("#analysis svg.eval-graph polyline.line", "points")
+    assert len(points.split()) == len(MOVES) + 1
+    assert page.locator("#analysis svg.eval-graph circle.dot.blunder").count() >= 1
+    # the move list, labelled
+    assert page.locator("#analysis button.an-ply").count() == len(MOVES)
+    blunder = page.locator(f"#analysis button.an-ply[data-ply='{BLUNDER}']")
+    assert blunder.get_attribute("data-label") == "blunder"
+    assert "blunder" in blunder.inner_text()
+
+    # choose the blunder: the position before it, the move played and the best move marked
+    blunder.click()
+    page.wait_for_selector(f"#analysis[data-ply='{BLUNDER}']")
+    assert page.locator("#analysis .pit.an-best").count() == 1
+    assert page.get_attribute("#analysis .pit.an-best", "data-pit") == BEST
+    assert page.get_attribute("#analysis .pit.an-played", "data-pit") == PLAYED
+    caption = page.inner_text("#analysis .analysis-caption")
+    assert f"Best was {BEST}" in caption and "blunder" in caption
+
+    # "Show me" plays the best line, starting with the best move
+    page.click("#analysis .analysis-show")
+    page.wait_for_selector("#analysis[data-showing='line-done']", timeout=30_000)
+    assert f"The best line: {BEST}" in page.inner_text("#analysis .analysis-caption")
+    page.click("#analysis .analysis-back")
+    page.wait_for_selector("#analysis[data-showing='position']")
+
+
+def test_analysis_in_japanese(open_page):
+    page = open_page(speed="off", lang="ja")
+    start_game(page, "kalah", {"seeds": 3}, mode="local")
+    for _ in range(200):
+        if attr(page, "over") == "1":
+            break
+        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
+        if attr(page, "over") == "1":
+            break
+        before = attr(page, "version")
+        page.locator(".pit.lit").first.click()
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+    wait_settled(page)
+    page.click("#analyse-btn")
+    wait_done(page)
+    assert "解析" in page.inner_text("#analysis h2")
+    assert page.locator("#analysis svg.eval-graph").count() == 1
