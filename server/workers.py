@@ -113,6 +113,8 @@ class Supervisor:
         ours, theirs = socket.socketpair()  # the worker's line to the shared computer
         env = {
             **os.environ,
+            "HOST": self.settings.host,  # for what it says (it listens on the socket below)
+            "PORT": str(self.settings.port),
             "REDIS_URL": self.settings.redis_url or "",
             "NYUMBA_DATA_DIR": str(self.settings.data_dir),
             "NYUMBA_WORKER": str(index),
@@ -130,6 +132,9 @@ class Supervisor:
                 preexec_fn=_die_with_parent,  # a killed supervisor takes its workers along
                 start_new_session=True,  # a group of its own: what it leaves behind is found
             )
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
         link = asyncio.create_task(computer_link.serve(self.computer, ours))
@@ -144,26 +149,27 @@ class Supervisor:
         young_deaths = 0
         while not self.stopping.is_set():
             started = loop.time()
-            proc = self.procs[index] = await self._spawn(index)
-            if self.stopping.is_set():  # stopped while it started: the drain may have missed it
-                proc.send_signal(signal.SIGTERM)
-            code = await proc.wait()
-            _end_group(proc.pid)
-            if self.stopping.is_set():
-                return
+            try:
+                proc = self.procs[index] = await self._spawn(index)
+            except OSError as exc:  # could not even start it (no memory, no fds): as a death
+                what, pid = f"could not start ({exc})", None
+            else:
+                if self.stopping.is_set():  # stopped while it started: the drain may miss it
+                    proc.send_signal(signal.SIGTERM)
+                code = await proc.wait()
+                _end_group(proc.pid)
+                if self.stopping.is_set():
+                    return
+                what, pid = f"exited with status {code}", proc.pid
             young_deaths = young_deaths + 1 if loop.time() - started < YOUNG_S else 0
             if young_deaths >= CRASH_LOOP:
-                log.error("worker %d keeps dying (status %s); stopping the server", index, code)
+                log.error("worker %d keeps dying (%s); stopping the server", index, what)
                 self.failed = True
                 self.stop()
                 return
             pause = 0.0 if young_deaths <= 1 else min(8.0, 0.25 * 2**young_deaths)
             log.warning(
-                "worker %d (pid %d) exited with status %s; starting it again in %.1f s",
-                index,
-                proc.pid,
-                code,
-                pause,
+                "worker %d (pid %s) %s; starting it again in %.1f s", index, pid, what, pause
             )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), pause)
