@@ -47,9 +47,9 @@ return 1
 # KEYS: the address's set. ARGV: lease ms, members... Renews the members still there.
 _RENEW = """
 local t = redis.call('TIME')
-local until = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
 for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', until, ARGV[i])
+  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1

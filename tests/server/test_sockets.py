@@ -4,6 +4,7 @@ never finishes its request head, are closed."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -190,3 +191,29 @@ def test_a_peer_that_is_no_proxy_is_capped_at_accept(two_nodes):
     for s in conns:
         s.close()
     assert closed == 40 - (4 + 32)
+
+
+def test_socket_leases_are_renewed_in_the_store(tmp_path):
+    """A held socket's lease outlives its first term (the renewing script runs)."""
+    from server.addrcap import AddressCap
+    from server.store import Store
+
+    valkey = EmbeddedValkey(tmp_path / "valkey").start()
+
+    async def scenario() -> int:
+        store = Store(valkey.url, "lease-test:")
+        await store.start()
+        cap = AddressCap(store, cap=4, lease_ms=3000)
+        renewing = asyncio.create_task(cap.renew_forever())
+        try:
+            assert await cap.admit("192.0.2.1", "sock-1")
+            await asyncio.sleep(4.5)  # past the first lease; renewed every second
+            return int(await store.link.execute("ZCARD", cap.key("192.0.2.1")))
+        finally:
+            renewing.cancel()
+            await store.close()
+
+    try:
+        assert asyncio.run(scenario()) == 1
+    finally:
+        valkey.stop()
