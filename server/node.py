@@ -1,7 +1,8 @@
 """One server node: its rooms' write path and the answer to each message.
 
 A message's way (docs/design.md): ``connection.serve`` reads the frame →
-``Node.handle`` decodes it once and picks its handler from ``HANDLERS`` →
+``Node.handle`` decodes it once and picks its handler (``server/handlers.py``;
+an intent goes to ``Node.intent``) →
 ``Node.change`` loads the room (decoded once), ``rooms.judge`` returns a
 ``Change``, one compare-and-set stores it and publishes the new ``state``
 (encoded once) → every node's ``Fanout`` forwards those bytes to its
@@ -17,11 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -29,16 +28,15 @@ from redis.exceptions import RedisError
 
 from server import collector, health, metrics, rooms
 from server import protocol as P
-from server.computer import Busy as ComputerBusy
 from server.computer import Computer
 from server.computer_link import RemoteComputer
 from server.computer_seats import ComputerSeats
 from server.config import Settings
 from server.connection import Budget, Conn
 from server.fanout import Fanout
+from server.handlers import handler_of
 from server.local import LocalRoom, StoreClock
-from server.offload import Busy as OffloadBusy
-from server.offload import Offload, undo_job
+from server.offload import Offload
 from server.presence import Presence
 from server.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
 from server.store import Notice, NoticeKind, Store, encode_notice, presence_by_side, watchers
@@ -243,7 +241,7 @@ class Node:
         intent_id = getattr(msg, "id", None)
         started, result = time.perf_counter(), "ok"
         try:
-            await HANDLERS.get(type(msg), Node.intent)(self, conn, msg)
+            await handler_of(msg)(self, conn, msg)
         except Refused as r:
             result = r.code
             conn.send_msg(P.error(r.code, r.message, intent_id))
@@ -258,7 +256,7 @@ class Node:
         metrics.intent(str(type(msg).__struct_config__.tag), result, started)
         return True
 
-    def _joined(self, conn: Conn, msg: Any) -> str:
+    def joined(self, conn: Conn, msg: Any) -> str:
         if conn.room is None:
             raise Refused("not-joined")
         if msg.room != conn.room:
@@ -267,7 +265,7 @@ class Node:
 
     async def intent(self, conn: Conn, msg: Any) -> None:
         """An intent that changes the room: judged, stored, answered."""
-        room_id = self._joined(conn, msg)
+        room_id = self.joined(conn, msg)
         done = await self.change(room_id, msg, conn)
         if isinstance(done.reply, P.Ack):  # a resend too: its first ack may have timed out
             await self._replicated(room_id)
@@ -280,7 +278,7 @@ class Node:
                 # The state this move made acknowledges it (its last.id is the move's id) and
                 # reaches this connection like every state: one frame fewer per move.
                 return
-        await self._answer(conn, done)
+        await self.answer(conn, done)
 
     async def _replicated(self, room_id: str) -> None:
         """With ``NYUMBA_ACK_REPLICAS``, an ack waits until that many replicas
@@ -292,122 +290,10 @@ class Node:
         ):
             raise Refused("busy")
 
-    async def _answer(self, conn: Conn, done: rooms.Change) -> None:
+    async def answer(self, conn: Conn, done: rooms.Change) -> None:
         if done.reply is None:
             return
         conn.send_msg(done.reply)
         stale = isinstance(done.reply, P.Error) and done.reply.code == "stale"
         if stale or done.resent:  # the sender's view may be behind: bring it up to date
             await self.send_current(conn)
-
-    async def ping(self, conn: Conn, msg: P.Ping) -> None:
-        conn.send_msg(P.Pong(n=msg.n))
-
-    async def hint(self, conn: Conn, msg: P.Hint) -> None:
-        """Judged like any intent; then the computer thinks and the answer is kept."""
-        room_id = self._joined(conn, msg)
-        data, _ = await self.store.load(room_id)
-        if data is None:
-            raise Refused("no-room")
-        room = decode_room(data)
-        done = await self.change(room_id, msg, conn, room)
-        if done.reply is not None:  # refused, or a resend
-            await self._answer(conn, done)
-            return
-        seed = int.from_bytes(
-            hashlib.sha256(f"hint:{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8],
-            "big",
-        )
-        try:
-            text = await self.computer.hint(
-                room.id, room.version, room.game, room.options, room.state, seed, conn.address
-            )
-        except ComputerBusy:  # not kept: nothing was judged, a resend is asked again
-            raise Refused("busy", "The computer is busy; ask again in a moment.") from None
-        answer = P.HintMove(move=text, version=room.version, id=msg.id)
-        if msg.id is not None and conn.who is not None:
-            done = await self.change(room_id, rooms.Keep(msg, answer, room.game_no), conn)
-            answer = done.reply
-        conn.send_msg(answer)
-
-    async def undo(self, conn: Conn, msg: P.Undo) -> None:
-        """Undo replays the game from its start (14.5 ms at 288 plies, measured on
-        main): the replay runs in the pool (server/offload.py), off the event loop,
-        and the undo is judged with it at hand (``Context.prepared``). If the room
-        changed meanwhile, the undo is judged and replayed on the loop."""
-        room_id = self._joined(conn, msg)
-        prepared = None
-        if self.offload is not None:
-            data, _ = await self.store.load(room_id)
-            if data is None:
-                raise Refused("no-room")
-            room = decode_room(data)
-            who = conn.who if conn.sides else None
-            try:
-                fresh = rooms.recall(room, msg, who) is None
-            except Refused:  # id-reused: judge() answers it
-                fresh = False
-            if fresh:
-                try:
-                    ok, answer, _ = await self.offload.run(
-                        conn.address, undo_job, data, conn.sides, msg.version
-                    )
-                except OffloadBusy:
-                    raise Refused("busy", "The server is busy; try again in a moment.") from None
-                if ok:
-                    prepared = decode_room(answer)
-        done = await self.change(room_id, msg, conn, prepared=prepared)
-        await self._answer(conn, done)
-
-    async def join(self, conn: Conn, msg: P.Join) -> None:
-        data, _ = await self.store.load(msg.room)
-        if data is None:
-            raise Refused("no-room")
-        room = decode_room(data)
-        admitted = None
-        if not msg.token and conn.room != room.id:
-            # Seat holders always get in; visitors only while the room has space
-            # (checked and taken in one script: simultaneous visitors cannot all pass).
-            now = self.now()
-            admitted = f"w:{conn.id}"
-            if not await self.store.admit_visitor(
-                room.id,
-                admitted,
-                now + 1,
-                now + self.settings.presence_ttl_ms,
-                self.settings.sockets_per_room,
-            ):
-                raise Refused("room-full")
-        done = await self.change(room.id, msg, None, room)
-        welcome = done.reply
-        if isinstance(welcome, P.Error):
-            raise Refused(welcome.code, welcome.message)
-        if admitted is not None and welcome.sides:  # a seat, not a visitor: end the visitor's entry
-            await self.store.end_presence(room.id, {admitted: self.now()})
-        if conn.room is not None:
-            await self.presence.leave(conn)
-        room = done.room
-        conn.room = room.id
-        conn.sides = welcome.sides
-        token = welcome.token or msg.token
-        conn.token_hash = rooms.hash_token(token) if token else None
-        conn.acks_in_state = msg.acks == "state"
-        conn.send_msg(welcome)
-        await self.presence.enter(conn, room)
-        if room.mode != "friend":  # computer rooms play it; computer and local rooms give hints
-            self.computer.warm(seats=room.mode == "computer", hints=True)
-        current = await self.current_state(room.id)
-        if current is not None:
-            conn.send_msg(current[1])
-            self.computer_seats.maybe_play(room.id, computer_to_move(current[0]))
-
-
-Handler = Callable[[Node, Conn, Any], Awaitable[None]]
-
-# Every other client message is an intent judged by ``rooms.COMMANDS``.
-HANDLERS: dict[type, Handler] = {
-    P.Ping: Node.ping,
-    P.Join: Node.join,
-    P.Hint: Node.hint,
-    P.Undo: Node.undo,
-}
