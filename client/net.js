@@ -179,10 +179,18 @@ export class Connection {
   // connecting counts from when it was opened).
   watch() {
     clearInterval(this.watchTimer);
+    let tick = performance.now();
     this.watchTimer = setInterval(() => {
       const ws = this.ws;
-      if (!ws) return;
       const now = performance.now();
+      // A late tick means this page's timers were held back (a background tab, a sleeping
+      // laptop), not that the link went quiet: ping now and give the answer DEAD_MS again.
+      if (now - tick > 3 * CHECK_MS) {
+        this.heard = Math.max(this.heard, now - CHECK_MS);
+        this.pinged = 0;
+      }
+      tick = now;
+      if (!ws) return;
       if (now - this.heard > DEAD_MS) {
         this.drop("no answer");
         return;

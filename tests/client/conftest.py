@@ -18,7 +18,10 @@ import pytest
 from clientkit import CHROMIUM, DESKTOP, launch
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: sync Playwright keeps an event loop running in the main thread
+# while it is open, and tests elsewhere in the same run that call asyncio.run() must not find
+# one (they fail with "asyncio.run() cannot be called from a running event loop").
+@pytest.fixture(scope="module")
 def browser():
     if os.environ.get("CI"):  # CI installs both (.ci/run): missing is a failure there
         import playwright.sync_api as sync_api
