@@ -13,11 +13,10 @@ import asyncio
 import random
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import httpx
 import pytest
+from asynckit import run
 from clusterkit import ValkeyCluster
 from serverproc import ServerProcess
 from wsclient import Client, create_room
@@ -271,12 +270,6 @@ def test_resharding_under_play_loses_and_repeats_nothing(cluster, two_nodes):
             c.close()
 
 
-def _in_thread(coro) -> Any:
-    # A thread of its own: the browser tests' sync Playwright may leave a loop running here.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
 def test_store_follows_moved_slots_and_waits_for_replicas(cluster):
     async def scenario():
         store = Store(cluster.url, PREFIX + "store:")
@@ -309,7 +302,7 @@ def test_store_follows_moved_slots_and_waits_for_replicas(cluster):
         finally:
             await store.close()
 
-    _in_thread(scenario())
+    run(scenario())
 
 
 def test_store_follows_ask_and_waits_out_a_split_room(cluster):
@@ -350,4 +343,4 @@ def test_store_follows_ask_and_waits_out_a_split_room(cluster):
         finally:
             await store.close()
 
-    _in_thread(scenario())
+    run(scenario())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from asynckit import run
 
 from server.computer import Busy, Computer, _Lane
 
@@ -59,7 +60,7 @@ def test_a_busy_owner_does_not_make_another_wait_for_all_its_requests():
         assert [await m for m in mine] == [f"move-a{i}" for i in range(5)]
         assert served == ["a0", "v", "a1", "a2", "a3", "a4"]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_the_queues_are_bounded_per_owner_and_in_all():
@@ -78,7 +79,7 @@ def test_the_queues_are_bounded_per_owner_and_in_all():
             stand.release.put_nowait(None)
         await asyncio.gather(running, other, *queued)
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_room_has_one_hint_in_the_works_shared_by_its_askers():
@@ -101,4 +102,4 @@ def test_a_room_has_one_hint_in_the_works_shared_by_its_askers():
         stand.release.put_nowait(None)
         assert await again == "move-h"
 
-    asyncio.run(scenario())
+    run(scenario())

@@ -14,6 +14,7 @@ import time
 
 import httpx
 import pytest
+from asynckit import run
 
 import engine
 from engine import records
@@ -200,7 +201,7 @@ def test_the_pool_refuses_beyond_its_bounds_and_per_address():
         finally:
             pool.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_after_refusing_a_body_the_connection_closes_instead_of_reading_the_rest(server):

@@ -13,6 +13,7 @@ import socket
 import time
 
 import pytest
+from asynckit import run
 from serverproc import ServerProcess, make_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
@@ -214,6 +215,6 @@ def test_socket_leases_are_renewed_in_the_store(tmp_path):
             await store.close()
 
     try:
-        assert asyncio.run(scenario()) == 1
+        assert run(scenario()) == 1
     finally:
         valkey.stop()

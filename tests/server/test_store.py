@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from asynckit import run
 
 from server.embedded import EmbeddedValkey
 from server.store import Store
@@ -57,7 +56,4 @@ def test_pruning_drops_ended_entries_but_each_sides_last_seen(valkey_url, key_pr
             await store.link.execute("DEL", store.room_key("r1"), store.presence_key("r1"))
             await store.close()
 
-    # A thread of its own: the browser tests' sync Playwright leaves an event loop
-    # running in the main thread.
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, scenario()).result()
+    run(scenario())

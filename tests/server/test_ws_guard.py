@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from asynckit import run
 from serverproc import ServerProcess, make_server
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
@@ -74,7 +75,7 @@ def test_a_crowd_joining_at_once_gets_no_more_than_the_room_cap(store_kind, tmp_
             await asyncio.gather(*(s.close() for s in socks))
             return answers
 
-        answers = asyncio.run(crowd())
+        answers = run(crowd())
         # Never more than the cap; the others are refused (or, racing for the one free
         # seat, told to try again).
         assert 1 <= answers.count("welcome") <= 8, answers
