@@ -51,6 +51,11 @@ def _v(env: str, help: str, allowed: str | None = None, internal: bool = False) 
     return extra
 
 
+def _bounded(ge: float, le: float, env: str, help: str, allowed: str | None = None) -> Meta:
+    """A number's bounds with its variable and help."""
+    return Meta(ge=ge, le=le, extra=_v(env, help, allowed))
+
+
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
 
 
@@ -58,7 +63,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: Annotated[str, Meta(min_length=1, extra=_v("HOST", "interface to listen on"))] = (
         "127.0.0.1"
     )
-    port: Annotated[int, Meta(ge=1, le=65535, extra=_v("PORT", "port to listen on"))] = 8000
+    port: Annotated[int, _bounded(1, 65535, "PORT", "port to listen on")] = 8000
     redis_url: Annotated[
         Annotated[str, Meta(pattern=_URL)] | None,
         Meta(
@@ -91,95 +96,83 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "nyumba:"
     room_ttl_ms: Annotated[
         int,
-        Meta(
-            ge=1000,
-            le=30 * 86_400_000,
-            extra=_v("NYUMBA_ROOM_TTL_MS", "a room's life after creation, at most"),
+        _bounded(
+            1000, 30 * 86_400_000, "NYUMBA_ROOM_TTL_MS", "a room's life after creation, at most"
         ),
     ] = 24 * 3600 * 1000
     idle_ttl_ms: Annotated[
         int,
-        Meta(
-            ge=500,
-            le=30 * 86_400_000,
-            extra=_v("NYUMBA_IDLE_TTL_MS", "a room's life after the last connection left"),
+        _bounded(
+            500,
+            30 * 86_400_000,
+            "NYUMBA_IDLE_TTL_MS",
+            "a room's life after the last connection left",
         ),
     ] = 30 * 60 * 1000
     absent_ms: Annotated[
         int,
-        Meta(
-            ge=500,
-            le=86_400_000,
-            extra=_v(
-                "NYUMBA_ABSENT_MS",
-                "absence after which the opponent may hand a seat to the computer",
-            ),
+        _bounded(
+            500,
+            86_400_000,
+            "NYUMBA_ABSENT_MS",
+            "absence after which the opponent may hand a seat to the computer",
         ),
     ] = 2 * 60 * 1000
     presence_ttl_ms: Annotated[
         int,
-        Meta(
-            ge=200,
-            le=600_000,
-            extra=_v(
-                "NYUMBA_PRESENCE_TTL_MS", "a connection's presence lasts this long unless refreshed"
-            ),
+        _bounded(
+            200,
+            600_000,
+            "NYUMBA_PRESENCE_TTL_MS",
+            "a connection's presence lasts this long unless refreshed",
         ),
     ] = 15_000
     tick_ms: Annotated[
-        int,
-        Meta(
-            ge=50, le=60_000, extra=_v("NYUMBA_TICK_MS", "presence refresh and housekeeping period")
-        ),
+        int, _bounded(50, 60_000, "NYUMBA_TICK_MS", "presence refresh and housekeeping period")
     ] = 5_000
     ack_replicas: Annotated[
         int,
-        Meta(
-            ge=0,
-            le=16,
-            extra=_v(
-                "NYUMBA_ACK_REPLICAS",
-                "an ack waits until this many replicas have the write (WAIT)",
-            ),
+        _bounded(
+            0,
+            16,
+            "NYUMBA_ACK_REPLICAS",
+            "an ack waits until this many replicas have the write (WAIT)",
         ),
     ] = 0
     ack_timeout_ms: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=60_000,
-            extra=_v(
-                "NYUMBA_ACK_TIMEOUT_MS", "... at most this long; then the intent is answered busy"
-            ),
+        _bounded(
+            1,
+            60_000,
+            "NYUMBA_ACK_TIMEOUT_MS",
+            "... at most this long; then the intent is answered busy",
         ),
     ] = 1000
     computer_workers: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=64,
-            extra=_v(
-                "NYUMBA_COMPUTER_WORKERS",
-                "processes thinking for computer seats (hints have one of their own)",
-            ),
+        _bounded(
+            1,
+            64,
+            "NYUMBA_COMPUTER_WORKERS",
+            "processes thinking for computer seats (hints have one of their own)",
         ),
     ] = 1
     computer_lease_ms: Annotated[
         int,
-        Meta(
-            ge=500,
-            le=600_000,
-            extra=_v("NYUMBA_COMPUTER_LEASE_MS", "how long one node holds a room's computer seat"),
+        _bounded(
+            500,
+            600_000,
+            "NYUMBA_COMPUTER_LEASE_MS",
+            "how long one node holds a room's computer seat",
         ),
     ] = 15_000
     gc_full_s: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=86_400,
-            extra=_v(
-                "NYUMBA_GC_FULL_S", "seconds between full garbage collections (server/collector.py)"
-            ),
+        _bounded(
+            1,
+            86_400,
+            "NYUMBA_GC_FULL_S",
+            "seconds between full garbage collections (server/collector.py)",
         ),
     ] = 1800
     client_dir: Annotated[
@@ -188,56 +181,51 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = msgspec.field(default_factory=default_client_dir)
     # limits (hardening)
     max_frame: Annotated[
-        int,
-        Meta(ge=256, le=1 << 20, extra=_v("NYUMBA_MAX_FRAME", "bytes in one WebSocket message")),
+        int, _bounded(256, 1 << 20, "NYUMBA_MAX_FRAME", "bytes in one WebSocket message")
     ] = 8 * 1024
     rate_messages: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=1_000_000_000,
-            extra=_v("NYUMBA_RATE_MESSAGES", "messages per socket per rate window; over it: close"),
+        _bounded(
+            1,
+            1_000_000_000,
+            "NYUMBA_RATE_MESSAGES",
+            "messages per socket per rate window; over it: close",
         ),
     ] = 100
     rate_pings: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=1_000_000_000,
-            extra=_v(
-                "NYUMBA_RATE_PINGS", "pings per socket per rate window (browsers: one in 3 s)"
-            ),
+        _bounded(
+            1,
+            1_000_000_000,
+            "NYUMBA_RATE_PINGS",
+            "pings per socket per rate window (browsers: one in 3 s)",
         ),
     ] = 20
     rate_messages_per_address: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=1_000_000_000,
-            extra=_v(
-                "NYUMBA_RATE_MESSAGES_PER_ADDRESS",
-                "everything from one address per rate window, its sockets together",
-            ),
+        _bounded(
+            1,
+            1_000_000_000,
+            "NYUMBA_RATE_MESSAGES_PER_ADDRESS",
+            "everything from one address per rate window, its sockets together",
         ),
     ] = 4_000
     rate_window_ms: Annotated[
-        int,
-        Meta(ge=100, le=3_600_000, extra=_v("NYUMBA_RATE_WINDOW_MS", "the rate window")),
+        int, _bounded(100, 3_600_000, "NYUMBA_RATE_WINDOW_MS", "the rate window")
     ] = 20_000
     rooms_per_minute: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=1_000_000_000,
-            extra=_v("NYUMBA_ROOMS_PER_MINUTE", "rooms one client address may create per minute"),
+        _bounded(
+            1,
+            1_000_000_000,
+            "NYUMBA_ROOMS_PER_MINUTE",
+            "rooms one client address may create per minute",
         ),
     ] = 30
     sockets_per_room: Annotated[
         int,
-        Meta(
-            ge=2,
-            le=100_000,
-            extra=_v("NYUMBA_SOCKETS_PER_ROOM", "connections in one room, all nodes together"),
+        _bounded(
+            2, 100_000, "NYUMBA_SOCKETS_PER_ROOM", "connections in one room, all nodes together"
         ),
     ] = 64
     allowed_origins: Annotated[
@@ -263,44 +251,36 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "127.0.0.1"
     sockets_per_address: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=1_000_000,
-            extra=_v(
-                "NYUMBA_SOCKETS_PER_ADDRESS",
-                "WebSockets one client address may hold, all nodes together",
-            ),
+        _bounded(
+            1,
+            1_000_000,
+            "NYUMBA_SOCKETS_PER_ADDRESS",
+            "WebSockets one client address may hold, all nodes together",
         ),
     ] = 100
     join_deadline_ms: Annotated[
         int,
-        Meta(
-            ge=100,
-            le=600_000,
-            extra=_v("NYUMBA_JOIN_DEADLINE_MS", "a new WebSocket must join a room within this"),
+        _bounded(
+            100, 600_000, "NYUMBA_JOIN_DEADLINE_MS", "a new WebSocket must join a room within this"
         ),
     ] = 10_000
     replay_workers: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=64,
-            extra=_v(
-                "NYUMBA_REPLAY_WORKERS",
-                "processes replaying records, records and undos (server/offload.py)",
-            ),
+        _bounded(
+            1,
+            64,
+            "NYUMBA_REPLAY_WORKERS",
+            "processes replaying records, records and undos (server/offload.py)",
         ),
     ] = 1
     workers: Annotated[
         int,
-        Meta(
-            ge=1,
-            le=256,
-            extra=_v(
-                "NYUMBA_WORKERS",
-                "node processes on the port (server/workers.py)",
-                "an integer from 1 to 256, or auto (one per core)",
-            ),
+        _bounded(
+            1,
+            256,
+            "NYUMBA_WORKERS",
+            "node processes on the port (server/workers.py)",
+            "an integer from 1 to 256, or auto (one per core)",
         ),
     ] = 1
     # Set by the supervisor in each worker it starts (server/workers.py), not by people:
@@ -318,32 +298,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # operations
     store_timeout_ms: Annotated[
         int,
-        Meta(
-            ge=100,
-            le=60_000,
-            extra=_v(
-                "NYUMBA_STORE_TIMEOUT_MS",
-                "a store command's deadline; past it the store counts as down (503 store-down)",
-            ),
+        _bounded(
+            100,
+            60_000,
+            "NYUMBA_STORE_TIMEOUT_MS",
+            "a store command's deadline; past it the store counts as down (503 store-down)",
         ),
     ] = 2_000
     store_connect_timeout_ms: Annotated[
         int,
-        Meta(
-            ge=100,
-            le=60_000,
-            extra=_v("NYUMBA_STORE_CONNECT_TIMEOUT_MS", "deadline to connect to the store"),
+        _bounded(
+            100, 60_000, "NYUMBA_STORE_CONNECT_TIMEOUT_MS", "deadline to connect to the store"
         ),
     ] = 2_000
     drain_ms: Annotated[
         int,
-        Meta(
-            ge=0,
-            le=120_000,
-            extra=_v(
-                "NYUMBA_DRAIN_MS",
-                "after SIGTERM, how long /readyz answers 503 before sockets close",
-            ),
+        _bounded(
+            0,
+            120_000,
+            "NYUMBA_DRAIN_MS",
+            "after SIGTERM, how long /readyz answers 503 before sockets close",
         ),
     ] = 0
     log_level: Annotated[
