@@ -12,13 +12,7 @@ import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.j
 import { Connection } from "./net.js";
 import { openReplay } from "./replay.js";
 import {
-  renderBanner,
-  renderPlayable,
-  renderControls,
-  renderOffer,
-  renderSeats,
-  renderShare,
-  renderStatus,
+  renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare, renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
 import { openAnalysis } from "./analysis.js";
@@ -352,8 +346,8 @@ function wire() {
       render();
     }
   });
-  $("#replay-btn").addEventListener("click", startReplay);
-  $("#analyse-btn").addEventListener("click", startAnalysis);
+  $("#replay-btn").addEventListener("click", () => openFinished("replay"));
+  $("#analyse-btn").addEventListener("click", () => openFinished("analysis"));
 
   $("#tap-confirm").addEventListener("change", () => {
     ui.armed = null;
@@ -373,32 +367,23 @@ function wire() {
   }, 1000);
 }
 
-async function startReplay() {
-  const box = $("#replay");
-  try {
-    const record = await getRecord(room);
-    const data = await replayRecord(record);
-    openReplay(box, data, { onClose: () => show(box, false), record });
-    show(box, true);
-    box.scrollIntoView({ block: "start" });
-  } catch (err) {
-    setNote({ key: "replay.failed", vars: { msg: err.message } });
-  }
-}
-
-// The computer's analysis of the game just finished (client/analysis.js).
+// After a game: its replay or the computer's analysis of it (client/replay.js, client/analysis.js).
 let analysisView = null;
-async function startAnalysis() {
-  const box = $("#analysis");
+async function openFinished(kind) {
+  const box = $("#" + kind);
   try {
     const record = await getRecord(room);
     const data = await replayRecord(record);
-    analysisView?.stop();
-    analysisView = openAnalysis(box, record, data, { onClose: () => show(box, false), flipped: board?.flipped });
+    const onClose = () => show(box, false);
+    if (kind === "replay") openReplay(box, data, { onClose, record });
+    else {
+      analysisView?.stop();
+      analysisView = openAnalysis(box, record, data, { onClose, flipped: board?.flipped });
+    }
     show(box, true);
     box.scrollIntoView({ block: "start" });
   } catch (err) {
-    setNote({ key: "analysis.failed", vars: { msg: err.message } });
+    setNote({ key: `${kind}.failed`, vars: { msg: err.message } });
   }
 }
 
