@@ -38,8 +38,7 @@ const ui = {
   armed: null, // a pit tapped once, waiting for the second tap (tap to select, tap to play)
 };
 
-let board = null;
-let counter = 0;
+let [board, counter] = [null, 0];
 const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
 
 const conn = new Connection(room, { onMessage, onStatus });
@@ -95,6 +94,9 @@ function onMessage(m) {
       break;
     case "offer":
       if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
+      break;
+    case "expiring": // the room's longest life ends soon: it and its game go then (sent once)
+      setNote({ key: "room.expiring", vars: { min: Math.max(1, Math.round(m.in_ms / 60000)) } });
       break;
     case "hint":
       if (ui.shown && m.version === ui.shown.version) {
@@ -390,9 +392,6 @@ async function openFinished(kind) {
 wire();
 if (room) conn.start();
 else onError({ code: "no-room" });
-clientMessages()
-  .then((kinds) => {
-    ui.hints = kinds.has("hint");
-    render();
-  })
+clientMessages() // whether this server takes hints
+  .then((kinds) => ((ui.hints = kinds.has("hint")), render()))
   .catch(() => {});
