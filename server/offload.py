@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -83,14 +84,25 @@ def undo_job(room_data: bytes, sides: list[int], version: int) -> tuple[bool, by
     return True, encode_room(done.room), ""
 
 
-def _lower_priority() -> None:
-    """Replays give way to the node: nice 19 (not the idle class the computer uses, which
-    a saturated machine would starve, leaving every replay to time out as busy)."""
+def _worker_start(node: int) -> None:
+    """Each replay worker: it gives way to the node, nice 19 (not the idle class the computer
+    uses, which a saturated machine would starve, leaving every replay to time out as busy);
+    and it ends when its node is gone. A pool's workers outlive a SIGKILLed node (they wait on
+    a queue nobody feeds): one afternoon of tests left 262 of them running."""
     import contextlib
     import os
+    import threading
+    import time
 
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)
+
+    def orphaned() -> None:
+        while os.getppid() == node:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, name="orphaned", daemon=True).start()
 
 
 def _warm() -> None:
@@ -126,7 +138,8 @@ class Offload:
             self._pool = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_worker_start,
+                initargs=(os.getpid(),),  # the node: it may be gone before a worker starts
             )
         return self._pool
 
