@@ -46,6 +46,17 @@ class Topology(msgspec.Struct, kw_only=True):
     spare: Callable[[], Any]
 
 
+def _one_master(kind: str, redis: Any, link: Callable[[], Any]) -> Topology:
+    """A store with one master (a single server, or Sentinel's current master)."""
+    return Topology(
+        kind=kind,
+        link=link(),
+        redis=redis,
+        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
+        spare=link,
+    )
+
+
 def is_sentinel(url: str) -> bool:
     return url.startswith(("redis+sentinel://", "rediss+sentinel://"))
 
@@ -110,13 +121,7 @@ def open_single(url: str, *, connect_timeout: float, command_timeout: float) -> 
     def link() -> Link:
         return Link(url, connect_timeout=connect_timeout, command_timeout=command_timeout)
 
-    return Topology(
-        kind="single",
-        link=link(),
-        redis=redis,
-        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
-        spare=link,
-    )
+    return _one_master("single", redis, link)
 
 
 async def is_cluster(link: Link) -> bool:
@@ -188,10 +193,4 @@ def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -
             retry_delays=SENTINEL_RETRY_DELAYS,
         )
 
-    return Topology(
-        kind="sentinel",
-        link=link(),
-        redis=redis,
-        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
-        spare=link,
-    )
+    return _one_master("sentinel", redis, link)
