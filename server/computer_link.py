@@ -71,17 +71,14 @@ async def serve(computer: Computer, sock: socket.socket) -> None:
         while True:
             request = await _read_frame(reader)
             request_id, op = request[0], request[1]
-            if op in ("choose", "hint") and isinstance(request[2], list):
-                request[2] = tuple(request[2])  # an owner that was a tuple: hashable again
+            args = request[2:]
             if op == "warm":
-                computer.warm(seats=request[2], hints=request[3])
+                computer.warm(seats=args[0], hints=args[1])
                 continue
-            if op == "choose":
-                owner, game, options, state, level, seed = request[2:]
-                work = computer.choose(game, options, state, level, seed, owner)
-            elif op == "hint":
-                owner, room, version, game, options, state, seed = request[2:]
-                work = computer.hint(room, version, game, options, state, seed, owner)
+            if op in ("choose", "hint"):
+                if isinstance(args[-1], list):
+                    args[-1] = tuple(args[-1])  # an owner that was a tuple: hashable again
+                work = getattr(computer, op)(*args)
             else:
                 log.warning("unknown computer request %r", op)
                 continue
@@ -155,28 +152,13 @@ class RemoteComputer:
         finally:
             self.waiting.pop(request_id, None)
 
-    async def choose(
-        self,
-        game_name: str,
-        options: dict[str, Any],
-        state: bytes,
-        level: str,
-        seed: int,
-        owner: Any = None,
-    ) -> str:
-        return await self._ask("choose", owner, game_name, dict(options), state, level, seed)
+    # The same arguments as ``Computer.choose`` and ``Computer.hint``, in the same order: the
+    # supervisor's ``serve`` passes them on as they came.
+    async def choose(self, *args: Any) -> str:
+        return await self._ask("choose", *args)
 
-    async def hint(
-        self,
-        room: str,
-        version: int,
-        game_name: str,
-        options: dict[str, Any],
-        state: bytes,
-        seed: int,
-        owner: Any = None,
-    ) -> str:
-        return await self._ask("hint", owner, room, version, game_name, dict(options), state, seed)
+    async def hint(self, *args: Any) -> str:
+        return await self._ask("hint", *args)
 
     def warm(self, seats: bool, hints: bool) -> None:
         async def send() -> None:
