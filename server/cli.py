@@ -123,8 +123,8 @@ def serve(settings: Settings) -> int:
             ws_per_message_deflate=False,  # small JSON frames: compression costs more than it saves
             # A silently dead link (dead Wi-Fi, a stalled proxy) closes within 10 s, so the
             # opponent sees "away" about when the player's own page says the link is lost.
-            ws_ping_interval=5,
-            ws_ping_timeout=5,
+            ws_ping_interval=settings.ws_ping_ms / 1000,
+            ws_ping_timeout=settings.ws_ping_ms / 1000,
             lifespan="on",
             log_config=logs.uvicorn_config(),
             log_level=None,  # server/logs.py set the levels; uvicorn would reset its own

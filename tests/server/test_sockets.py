@@ -119,6 +119,9 @@ def test_a_reader_that_falls_behind_is_told_1013(store_kind, tmp_path, key_prefi
         tmp_path,
         key_prefix + "slow:",
         NYUMBA_RATE_MESSAGES="1000000",
+        # A raw socket that reads nothing never answers pings: with the default 5 s keepalive
+        # it could be cut (1011) before its backlog filled on a loaded machine.
+        NYUMBA_WS_PING_MS="60000",
     )
     try:
         r = create_room(srv.url, "kalah", mode="friend")
@@ -138,7 +141,7 @@ def test_a_reader_that_falls_behind_is_told_1013(store_kind, tmp_path, key_prefi
             _masked(json.dumps({"t": "join", "room": r["room"], "token": r["token"]}).encode())
         )
         # Each is refused with an error of a few hundred bytes (the name's pattern is quoted):
-        # cheap to answer, so the backlog builds within the keepalive's 10 s.
+        # cheap to answer, so the backlog builds long before the (lengthened) keepalive.
         bad = _masked(b'{"t":"join","room":"r","name":"\\u0000"}') * 1000
         sock.settimeout(0.5)
         for _ in range(60):
