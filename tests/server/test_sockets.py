@@ -111,11 +111,15 @@ def _frames(data: bytes):
         pos += head + n
 
 
-def test_a_reader_that_falls_behind_is_told_1013(store_kind, tmp_path, key_prefix):
+def test_a_reader_that_falls_behind_is_told_1013(tmp_path, key_prefix):
     """The close reaches it behind the backlog (it used to wait for the client to
-    read, which it did not, and the keepalive cut it with 1011 instead)."""
+    read, which it did not, and the keepalive cut it with 1011 instead).
+
+    On the embedded store only: the backlog is the node's own, and how fast it builds against
+    the reader's timing depends on the store's round trips (on the shared Redis of a clean CI
+    run it once drained before reaching the bound, so no close was due)."""
     srv = make_server(
-        store_kind,
+        "embedded",
         tmp_path,
         key_prefix + "slow:",
         NYUMBA_RATE_MESSAGES="1000000",
