@@ -35,6 +35,10 @@ class ServerProcess:
         root: Path = ROOT,
     ):
         self.root = root  # the checkout whose server runs (benches compare two)
+        # Another checkout runs with its own virtualenv when it has one, so it gets the
+        # dependencies it declared (an old main without uvloop runs without uvloop).
+        own = root / ".venv" / "bin" / "python"
+        self.python = str(own) if root != ROOT and own.exists() else sys.executable
         self.redis_url = redis_url
         self.data_dir = data_dir
         self.extra_env = dict(env or {})
@@ -65,7 +69,7 @@ class ServerProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:  # the child keeps its own copy
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port)],
+                [self.python, "-m", "server.cli", "serve", "--port", str(self.port)],
                 cwd=self.root,
                 env=env,
                 stdout=log,

@@ -173,6 +173,8 @@ async def play_room(
             print("timeout waiting for a state", file=sys.stderr)
             return
         rtts.append((time.perf_counter() - t0, t0))
+        if JOIN_EXTRA.get("acks") == "state" and st.version + 1 not in mover.acked:
+            mover.acked[st.version + 1] = time.perf_counter()  # the state was the ack
         if st.version + 1 not in mover.acked:  # it may come after the state (ACK_REPLICAS)
             fut = mover.ack_waiters[st.version + 1] = asyncio.get_running_loop().create_future()
             try:
@@ -405,15 +407,13 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     env = {"NYUMBA_KEY_PREFIX": prefix, **dict(e.split("=", 1) for e in args.env)}
     store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
     # A root may name how its players join: DIR@state (a baseline without the field: DIR@frame).
-    root_acks = {}
-    roots: list[Path | None] = [None]
+    # The same root may come twice with different acks (DIR@frame,DIR@state).
+    roots: list[tuple[Path | None, str]] = [(None, "")]
     if args.roots:
         roots = []
         for spec in args.roots.split(","):
             path, _, acks = spec.partition("@")
-            roots.append(Path(path).resolve())
-            if acks:
-                root_acks[roots[-1]] = acks
+            roots.append((Path(path).resolve(), acks))
     shapes = [("workers", int(n)) for n in args.workers.split(",") if n] or [
         ("nodes", int(n)) for n in args.nodes.split(",")
     ]
@@ -422,9 +422,9 @@ def run_store(args, tmp: Path, url: str | None) -> None:
         for rnd in range(args.rounds):
             for root, (kind, count), acks in [
                 (r, sh, a)
-                for r in roots
+                for r, root_acks in roots
                 for sh in shapes
-                for a in (root_acks.get(r) or args.acks).split(",")
+                for a in (root_acks or args.acks).split(",")
             ]:
                 JOIN_EXTRA.clear()
                 if acks != "frame":
@@ -452,7 +452,8 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                     if kind == "workers":
                         await_workers(servers[0], count)
                     print(
-                        f"--- round {rnd + 1} root={root or 'this'} {kind}={count} acks={acks} "
+                        f"--- round {rnd + 1} root={root or 'this'} ({servers[0].python}) "
+                        f"{kind}={count} acks={acks} "
                         f"store={store} rooms={args.rooms} "
                         f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
                         + (f" env={' '.join(args.env)}" if args.env else ""),
