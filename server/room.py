@@ -55,20 +55,6 @@ class Played(msgspec.Struct, array_like=True):
 Reply = P.Ack | P.Error | P.HintMove
 
 
-class Answer(msgspec.Struct, array_like=True):
-    """The answer an intent id got, kept so that a resend gets it again
-    (``server/answers.py``, "exactly once"). ``key`` is the seat owner's key
-    and the id; ``digest`` fingerprints the intent's content (a reused id with
-    other content is refused); ``game_no`` the game it was judged in. An
-    ``ack`` is kept as its version; any other answer as the JSON that was sent."""
-
-    key: str
-    game_no: int
-    digest: bytes
-    version: int = -1
-    sent: bytes | None = None  # the answer's JSON, when it was not an ack
-
-
 class Room(msgspec.Struct):
     id: str
     game: str
@@ -86,8 +72,12 @@ class Room(msgspec.Struct):
     outcome: engine.Outcome | None = None
     last: P.LastMove | None = None
     offer: P.PendingOffer | None = None
-    # The latest intent ids' answers, oldest first: a msgpack list of Answer, decoded only
-    # when an intent with an id is judged (server/answers.py), not on every read of the room.
+    # The latest intent ids' answers, oldest first, as fixed-width records (server/answers.py);
+    # ``replies``: the JSON of those that were not an ack, by key fingerprint.
+    kept: bytes = b""
+    replies: dict[bytes, bytes] = {}
+    # Kept answers as the previous version wrote them (a msgpack list), read once by
+    # server/answers.py and then left empty.
     answers: bytes = b""
     games: list[dict[str, Any]] = []  # finished games of this room, as records
 
