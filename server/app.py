@@ -263,7 +263,8 @@ async def socket(ws: WebSocket) -> None:
         await ws.close(code=WS_1008_POLICY_VIOLATION)
         return
     address = ws.client.host if ws.client else "unknown"
-    conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason))
+    write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
+    conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
     conn.address = address
     cap: AddressCap = ws.app.state.addrcap
     if not await cap.admit(address, conn.id):

@@ -31,9 +31,11 @@ SEND_QUEUE = 256  # messages queued for one slow connection before it is dropped
 class Conn:
     """One WebSocket connection: the room it joined and the sides it holds.
 
-    Sending never waits. A message is written eagerly: the ASGI send coroutine
-    is started right in ``send`` and, while the transport takes data (nearly
-    always), finishes there, with no task, queue or future. When the client is
+    Sending never waits. A message is written eagerly: straight to the
+    transport (``write_now``, the server's direct write) or, where that cannot
+    be, the ASGI send coroutine is started right in ``send`` and, while the
+    transport takes data (nearly always), finishes there, with no task, queue or
+    future. When the client is
     slow to read, the transport pushes back and the write suspends: a writer
     task then finishes it, and messages sent meanwhile wait in ``pending``, in
     order. More than ``SEND_QUEUE`` waiting means the client cannot keep up: it
@@ -55,15 +57,19 @@ class Conn:
         "window_pings",
         "address",
         "acks_in_state",
+        "write_now",
     )
 
     def __init__(
         self,
         send_raw: Callable[[str], Coroutine[Any, Any, Any]],
         close_raw: Callable[[int, str], Awaitable[Any]] | None = None,
+        write_now: Callable[[str], bool] | None = None,
     ):
         self.id = uuid.uuid4().hex[:12]
         self.send_raw = send_raw
+        # The server's direct write (server/handshake.py ``write_text``): False when it cannot.
+        self.write_now = write_now
         self.close_raw = close_raw
         self.room: str | None = None
         self.sides: list[int] = []
@@ -102,6 +108,8 @@ class Conn:
                     _quietly(self.close_raw(WS_1013_TRY_AGAIN_LATER, "too slow to keep up"))
                 )
             return
+        if self.write_now is not None and self.write_now(text):
+            return  # written
         write = self.send_raw(text)
         try:
             blocked_on = write.send(None)

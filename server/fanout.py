@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
-from server import health, metrics, resync
+from server import health, metrics
 from server import protocol as P
 from server.room import computer_to_move
 from server.store import Notice, NoticeKind, decode_notice
+from server.subscriber import Subscriber
 
 if TYPE_CHECKING:
     from server.local import LocalRoom
@@ -38,7 +39,8 @@ class Fanout:
         self.node = node
         self.store = node.store
         self.pubsub = node.store.pubsub()
-        if isinstance(self.pubsub, resync.ResubscribingPubSub):  # (a Cluster's resyncs itself)
+        self.pubsub.deliver = self.on_message
+        if isinstance(self.pubsub, Subscriber):  # (a Cluster's resyncs itself)
             self.pubsub.on_resubscribed = self.resync_all
 
     @property
@@ -59,31 +61,16 @@ class Fanout:
         with contextlib.suppress(Exception):
             await self.pubsub.unsubscribe(self.store.channel(room_id))
 
-    async def listen(self) -> None:
-        while True:
-            try:
-                async for message in self.pubsub.listen():
-                    if message.get("type") != "message":
-                        continue
-                    room_id = self.store.room_of_channel(message["channel"])
-                    if room_id == self.node.node_id:  # this node's own channel
-                        metrics.pubsub_probe_received(message["data"])
-                        continue
-                    try:
-                        self.on_notice(room_id, decode_notice(message["data"]))
-                    except Exception:
-                        log.exception("bad notice on %s", room_id)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if isinstance(exc, RedisError):
-                    log.warning("pub/sub connection lost (%s); resubscribing", exc)
-                else:
-                    log.exception("pubsub listener failed; resubscribing")
-                await asyncio.sleep(0.5)
-                with contextlib.suppress(Exception):
-                    channels = [self.store.channel(r) for r in self.node.local]
-                    await self.pubsub.subscribe(self._own_channel, *channels)
+    def on_message(self, channel: bytes, data: bytes) -> None:
+        """One message on a channel this node subscribed (called as it is parsed)."""
+        room_id = self.store.room_of_channel(channel)
+        if room_id == self.node.node_id:  # this node's own channel
+            metrics.pubsub_probe_received(data)
+            return
+        try:
+            self.on_notice(room_id, decode_notice(data))
+        except Exception:
+            log.exception("bad notice on %s", room_id)
 
     def on_notice(self, room_id: str, n: Notice) -> None:
         local = self.node.local.get(room_id)
@@ -138,7 +125,7 @@ class Fanout:
 
     async def _rebuild(self, room_id: str, local: LocalRoom) -> None:
         """Re-send the room's state to local connections: presence changed, or
-        notices may have been lost (server/resync.py)."""
+        notices may have been lost (server/subscriber.py)."""
         try:
             current = await self.node.current_state(room_id)
         except RedisError as exc:  # the tick tries again; logged once per outage

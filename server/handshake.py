@@ -24,10 +24,12 @@ import collections
 import contextlib
 import ipaddress
 import logging
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 log = logging.getLogger("nyumba.handshake")
 
@@ -139,6 +141,34 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     """
 
     slow_close_s = 30.0
+
+    async def run_asgi(self) -> None:
+        extensions: dict[str, Any] = self.scope.setdefault("extensions", {})  # type: ignore[assignment]
+        extensions["nyumba.write_text"] = self.write_text
+        await super().run_asgi()
+
+    def write_text(self, text: str) -> bool:
+        """Write a text message now, as ``send`` would, if nothing makes it wait:
+        True once written; False when the caller must go through ``send`` (the
+        transport pushes back, the socket is closing, not accepted yet). Through
+        ``send`` a message passes Starlette's WebSocket, its exception wrapper
+        and uvicorn's coroutine, four coroutines for every message: they were
+        about 4 % of the server's CPU per move (tests/bench/load.py, py-spy)."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or not self.handshake_complete
+            or self.close_sent
+            or self.initial_response is not None
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
     async def send(self, message) -> None:  # type: ignore[no-untyped-def]
         if (

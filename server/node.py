@@ -73,7 +73,6 @@ class Node:
         await self.fanout.start()
         collector.configure()
         self._tasks = [
-            asyncio.create_task(self.fanout.listen(), name="pubsub"),
             asyncio.create_task(self.presence.ticker(), name="tick"),
             asyncio.create_task(collector.run_young_passes(), name="gc-young"),
             asyncio.create_task(collector.run_full_passes(self.settings.gc_full_s), name="gc"),

@@ -32,7 +32,7 @@ import hashlib
 import ssl as ssl_module
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import hiredis
 from redis.asyncio.connection import parse_url
@@ -138,27 +138,39 @@ class _Protocol(asyncio.Protocol):
                 fut.set_exception(error)
 
 
-async def open_protocol(
-    params: dict[str, Any], tls: bool, host: str, port: int, command_timeout: float
-) -> _Protocol:
-    """A connection to ``host:port``, authenticated and on the URL's database."""
+P = TypeVar("P", bound=asyncio.Protocol)
+
+
+async def connect(
+    factory: Callable[[], P], params: dict[str, Any], tls: bool, host: str, port: int
+) -> P:
+    """A connection to ``host:port`` (or the URL's unix socket) for ``factory``'s protocol."""
     loop = asyncio.get_running_loop()
-
-    def factory() -> _Protocol:
-        return _Protocol(command_timeout)
-
     if "path" in params:
         _, proto = await loop.create_unix_connection(factory, params["path"])
     else:
         ctx = ssl_module.create_default_context() if tls else None
         _, proto = await loop.create_connection(factory, host, port, ssl=ctx)
+    return proto
+
+
+def auth_command(params: dict[str, Any]) -> Packed | None:
+    """The AUTH a URL's credentials ask for, if any."""
+    if not params.get("password"):
+        return None
+    if params.get("username"):
+        return ("AUTH", params["username"], params["password"])
+    return ("AUTH", params["password"])
+
+
+async def open_protocol(
+    params: dict[str, Any], tls: bool, host: str, port: int, command_timeout: float
+) -> _Protocol:
+    """A connection to ``host:port``, authenticated and on the URL's database."""
+    proto = await connect(lambda: _Protocol(command_timeout), params, tls, host, port)
     setup = []
-    if params.get("password"):
-        auth: Packed = (
-            ("AUTH", params["username"], params["password"])
-            if params.get("username")
-            else ("AUTH", params["password"])
-        )
+    auth = auth_command(params)
+    if auth is not None:
         setup.append(proto.request(hiredis.pack_command(auth)))
     if params.get("db"):
         select: Packed = ("SELECT", params["db"])
@@ -197,13 +209,15 @@ class Link:
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Future[_Protocol] | None = None
 
-    async def _connect(self) -> _Protocol:
-        p = self.params
+    async def address(self) -> tuple[str, int]:
+        """Where to connect now: the URL's host, or the master the Sentinels name."""
         if self.resolve is not None:
-            host, port = await self.resolve()
-        else:
-            host, port = p.get("host", "localhost"), p.get("port", 6379)
-        return await open_protocol(dict(p), self.tls, host, port, self.command_timeout)
+            return await self.resolve()
+        return self.params.get("host", "localhost"), self.params.get("port", 6379)
+
+    async def _connect(self) -> _Protocol:
+        host, port = await self.address()
+        return await open_protocol(dict(self.params), self.tls, host, port, self.command_timeout)
 
     async def _connect_within_deadline(self) -> _Protocol:
         try:

@@ -11,9 +11,9 @@ meanwhile reached no one, a *resync* message is queued for that channel
 (``resync`` bytes given by the caller: a "presence changed" notice, on which a
 node re-reads the room and sends its state).
 
-The interface is the part of redis-py's ``PubSub`` that ``server.node`` uses:
-``subscribe``, ``unsubscribe``, ``listen`` (dicts with type, channel, data),
-``aclose``.
+The interface is ``server.subscriber``'s (one master): ``subscribe``,
+``unsubscribe``, ``aclose``, and each message handed to ``deliver(channel,
+data)`` as it is parsed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import asyncio
 import collections
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
 
 import hiredis
@@ -87,7 +87,7 @@ class ShardedPubSub:
         self.conns: dict[str, _SubProtocol] = {}
         self._connecting: dict[str, asyncio.Future] = {}
         self.placing: set[bytes] = set()  # channels whose subscription is on its way
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.deliver: Callable[[bytes, bytes], None] = lambda channel, data: None
         self._repair: asyncio.Task | None = None
         self.resubscribed = 0  # channels moved to another master (for the tests and logs)
         link.map_changed.append(self._schedule)
@@ -108,10 +108,6 @@ class ShardedPubSub:
             proto = self.placed.pop(channel, None)
             if proto is not None and not proto.lost:
                 proto.send("u", channel)
-
-    async def listen(self) -> AsyncIterator[dict[str, Any]]:
-        while True:
-            yield await self.queue.get()
 
     async def aclose(self) -> None:
         self.link.map_changed.remove(self._schedule)
@@ -209,7 +205,10 @@ class ShardedPubSub:
 
     # events from the connections -----------------------------------------------
     def _deliver(self, channel: bytes, data: bytes) -> None:
-        self.queue.put_nowait({"type": "message", "channel": channel, "data": data})
+        try:
+            self.deliver(channel, data)
+        except Exception:  # one bad message must not take the connection down
+            log.exception("a message on %r could not be delivered", channel)
 
     def _confirmed(self, proto: _SubProtocol, channel: bytes) -> None:
         if self.placed.get(channel) is not proto:

@@ -197,7 +197,8 @@ class Store:
         self._replicas: Replicas | None = None
 
     def pubsub(self) -> Any:
-        """A subscriber: redis-py's ``PubSub``, or sharded on a Cluster."""
+        """A subscriber (``server.subscriber``; sharded on a Cluster, ``server.shardsub``):
+        ``subscribe``, ``unsubscribe``, ``aclose``, and messages to its ``deliver``."""
         return self.topology.pubsub()
 
     # key names -------------------------------------------------------------
@@ -250,7 +251,7 @@ class Store:
                 args=[expected_rev, new_rev, data, expire_at_ms, self.channel(room_id), notice],
             )
         )
-        metrics.CAS.labels(_CAS_RESULT.get(result, "conflict")).inc()
+        metrics.cas_results(_CAS_RESULT.get(result, "conflict")).inc()
         return result
 
     async def publish_to_node(self, node_id: str, data: bytes) -> None:

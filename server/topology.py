@@ -9,7 +9,8 @@
 
 Each topology has ``link`` (the multiplexed per-message path: ``server.resp``
 or ``server.cluster``), ``redis`` (a redis-py client for the rest) and
-``pubsub()`` (a subscriber: redis-py's, or sharded on a Cluster).
+``pubsub()`` (a subscriber: ``server.subscriber`` on one master, ``server.shardsub`` on a
+Cluster).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server import resync
 from server.cluster import ClusterLink
 from server.resp import Link
 from server.shardsub import ShardedPubSub
+from server.subscriber import Subscriber
 
 # A Sentinel failover (down-after-milliseconds, then the election and the
 # promotion) takes seconds: commands are retried this long, about 12 s.
@@ -52,7 +53,7 @@ def _one_master(kind: str, redis: Any, link: Callable[[], Any]) -> Topology:
         kind=kind,
         link=link(),
         redis=redis,
-        pubsub=lambda: resync.pubsub(redis),  # tells the node when it re-subscribed
+        pubsub=lambda: Subscriber(link()),  # a link for its address; it sends no commands
         spare=link,
     )
 
