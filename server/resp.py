@@ -254,29 +254,40 @@ class Link:
         return await self._run([hiredis.pack_command(c) for c in commands])
 
     async def _run(self, packed: list[bytes]) -> list[Any]:
-        for delay in (*self.retry_delays, None):
+        proto = self._proto
+        if proto is not None and proto.lost is None:  # connected: the common case, one try
             try:
-                proto = await self._protocol()
-                started = time.perf_counter()
-                futures = [proto.request(cmd) for cmd in packed]
-                try:
-                    replies = [await fut for fut in futures]
-                    metrics.STORE_SECONDS.observe(time.perf_counter() - started)
-                    return replies
-                except BaseException:
-                    for fut in futures:  # the others' errors count as seen ("never retrieved")
-                        if fut.done() and not fut.cancelled():
-                            fut.exception()
-                        else:
-                            fut.add_done_callback(_consume)
-                    raise
+                return await self._send(proto, packed)
             except (RedisConnectionError, ReadOnlyError):
-                if delay is None:
-                    raise
+                if self.resolve is not None:
+                    self.close()  # then as below, on a fresh connection (to the master now)
+        for delay in self.retry_delays:
+            try:
+                return await self._send(await self._protocol(), packed)
+            except (RedisConnectionError, ReadOnlyError):
                 if self.resolve is not None:
                     self.close()  # connect again to whichever server is the master now
                 await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+        return await self._send(await self._protocol(), packed)
+
+    async def _send(self, proto: _Protocol, packed: list[bytes]) -> list[Any]:
+        started = time.perf_counter()
+        if len(packed) == 1:
+            reply = await proto.request(packed[0])
+            metrics.STORE_SECONDS.observe(time.perf_counter() - started)
+            return [reply]
+        futures = [proto.request(cmd) for cmd in packed]
+        try:
+            replies = [await fut for fut in futures]
+        except BaseException:
+            for fut in futures:  # the others' errors count as seen ("never retrieved")
+                if fut.done() and not fut.cancelled():
+                    fut.exception()
+                else:
+                    fut.add_done_callback(_consume)
+            raise
+        metrics.STORE_SECONDS.observe(time.perf_counter() - started)
+        return replies
 
     def script(self, text: str) -> Script:
         return Script(self, text)
