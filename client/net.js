@@ -18,6 +18,9 @@ const CHECK_MS = 1_000;
 const MAX_DELAY_MS = 8_000;
 // An acked move's state normally follows its ack within milliseconds. If it has not come in this
 // long, the server's fan-out lost it (a store restart): join again, which answers with the state.
+// The page joins with acks "state" (server/PROTOCOL.md): a move is answered by the state it made
+// (its last.id is the move's id), one frame fewer per move; a move with no answer in this long is
+// treated the same way.
 const ACKED_STATE_MS = 2_000;
 
 export class Connection {
@@ -39,6 +42,8 @@ export class Connection {
     this.pingNo = 0;
     this.awaited = null; // the version an ack named whose state has not arrived yet
     this.awaitTimer = null;
+    this.moveSent = null; // the id of a move sent and not answered yet
+    this.moveTimer = null;
     window.addEventListener("online", () => this.retryNow());
     window.addEventListener("offline", () => this.drop("offline"));
     document.addEventListener("visibilitychange", () => {
@@ -70,7 +75,19 @@ export class Connection {
   send(message) {
     if (this.ws?.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(message));
+    if (message.t === "move" && message.id) this.awaitAnswer(message.id);
     return true;
+  }
+
+  // Wait for the answer to a move (null: stop waiting): its state, or an ack or error naming it.
+  awaitAnswer(id) {
+    clearTimeout(this.moveTimer);
+    this.moveSent = id;
+    if (id === null) return;
+    this.moveTimer = setTimeout(() => {
+      this.moveSent = null;
+      if (this.isOpen) this.join();
+    }, ACKED_STATE_MS);
   }
 
   open() {
@@ -106,6 +123,10 @@ export class Connection {
       if (message.t === "state") {
         this.version = message.version;
         if (this.awaited !== null && message.version >= this.awaited) this.awaitState(null);
+        if (this.moveSent !== null && message.last?.id === this.moveSent) this.awaitAnswer(null);
+      }
+      if ((message.t === "ack" || message.t === "error") && message.id === this.moveSent) {
+        this.awaitAnswer(null); // an ack's state is awaited below
       }
       if (message.t === "ack" && message.version >= 0 && !(this.version >= message.version)) {
         this.awaitState(message.version);
@@ -146,6 +167,7 @@ export class Connection {
 
   lost() {
     this.awaitState(null);
+    this.awaitAnswer(null);
     this.ws = null;
     this.welcomed = false;
     clearInterval(this.watchTimer);
@@ -157,7 +179,14 @@ export class Connection {
   // and the display name if there is one.
   join() {
     const name = settings.name() || undefined;
-    return this.send({ t: "join", room: this.room, token: tokens.get(this.room), version: this.version, name });
+    return this.send({
+      t: "join",
+      room: this.room,
+      token: tokens.get(this.room),
+      version: this.version,
+      name,
+      acks: "state",
+    });
   }
 
   scheduleRetry() {

@@ -1,7 +1,11 @@
 """A TCP proxy a test can stall: while stalled it stops forwarding in both directions but keeps
 every socket open (as dead Wi-Fi does: nothing closes, nothing arrives). New connections made
 while stalled are accepted and then ignored. ``resume()`` forwards again (for new connections;
-the stalled ones stay dead, as a real dead link's would)."""
+the stalled ones stay dead, as a real dead link's would).
+
+It also reads the WebSocket messages it forwards: ``sent`` holds every text message a client
+sent (unmasked), and ``lose_states(n)`` swallows the next ``n`` ``state`` messages from the
+server while everything else passes, as a server whose fan-out lost them would."""
 
 from __future__ import annotations
 
@@ -21,6 +25,10 @@ class StallProxy:
         self.stalled = False
         self.sockets: list[socket.socket] = []
         self.closed = False
+        self.sent: list[bytes] = []  # text messages clients sent, in order
+        self.to_lose = 0  # server state messages still to swallow
+        self.lost: list[bytes] = []
+        self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
     @property
@@ -33,6 +41,9 @@ class StallProxy:
 
     def resume(self) -> None:
         self.stalled = False
+
+    def lose_states(self, n: int = 1) -> None:
+        self.to_lose = n
 
     def close(self) -> None:
         self.closed = True
@@ -58,10 +69,11 @@ class StallProxy:
                 continue
             self.sockets.append(upstream)
             gen = self.generation
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b, gen), daemon=True).start()
+            for a, b, up in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(target=self._pump, args=(a, b, gen, up), daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket, gen: int) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket, gen: int, up: bool) -> None:
+        reading = _Frames()
         try:
             while True:
                 data = src.recv(65536)
@@ -69,7 +81,20 @@ class StallProxy:
                     break
                 if self.generation != gen:
                     return  # stalled: swallow everything from now on, close nothing
-                dst.sendall(data)
+                out = []
+                for raw, text in reading.feed(data):
+                    if text is not None and up:
+                        self.sent.append(text)
+                    elif text is not None and b'"t":"state"' in text:
+                        with self.lock:
+                            lose = self.to_lose > 0
+                            self.to_lose -= lose
+                        if lose:
+                            self.lost.append(text)
+                            continue
+                    out.append(raw)
+                if out:
+                    dst.sendall(b"".join(out))
         except OSError:
             return
         if self.generation == gen:
@@ -77,3 +102,52 @@ class StallProxy:
                 dst.shutdown(socket.SHUT_WR)
             except OSError:
                 pass
+
+
+class _Frames:
+    """One direction of a WebSocket connection: the HTTP head as it is, then whole frames,
+    each with its text if it is an unfragmented text message."""
+
+    def __init__(self) -> None:
+        self.buf = b""
+        self.head_done = False
+        self.websocket = False  # False after a plain HTTP head: everything passes as it is
+
+    def feed(self, data: bytes) -> list[tuple[bytes, bytes | None]]:
+        if self.head_done and not self.websocket:
+            return [(data, None)]
+        self.buf += data
+        out: list[tuple[bytes, bytes | None]] = []
+        if not self.head_done:
+            end = self.buf.find(b"\r\n\r\n")
+            if end == -1:
+                return out
+            head = self.buf[: end + 4]
+            out.append((head, None))
+            self.buf, self.head_done = self.buf[end + 4 :], True
+            lower = head.lower()
+            self.websocket = b"upgrade: websocket" in lower or lower.startswith(b"http/1.1 101")
+            if not self.websocket:
+                out.append((self.buf, None))
+                self.buf = b""
+                return out
+        while len(self.buf) >= 2:
+            b0, b1 = self.buf[0], self.buf[1]
+            n, at = b1 & 0x7F, 2
+            if n >= 126:
+                width = 2 if n == 126 else 8
+                if len(self.buf) < at + width:
+                    break
+                n, at = int.from_bytes(self.buf[at : at + width], "big"), at + width
+            key = b""
+            if b1 & 0x80:
+                key, at = self.buf[at : at + 4], at + 4
+            if len(self.buf) < at + n:
+                break
+            payload = self.buf[at : at + n]
+            if key:
+                payload = bytes(c ^ key[i % 4] for i, c in enumerate(payload))
+            text = payload if b0 == 0x81 else None  # FIN + text
+            out.append((self.buf[: at + n], text))
+            self.buf = self.buf[at + n :]
+        return out

@@ -64,3 +64,32 @@ def test_offline_event_shows_banner_at_once_and_online_resumes(open_page):
     wait_open(page, timeout=30_000)
     wait_settled(page)
     assert not page.is_visible("#conn")
+
+
+def test_a_move_whose_state_is_lost_is_recovered_by_joining_again(open_page, proxy):
+    """The page joins with acks "state": a move is answered by the state it made, and no ack
+    frame comes. If that state is lost on the way (a server whose fan-out lost it), the page
+    joins again within about 2 s and shows the move it made."""
+    host = open_page()
+    url = start_game(host, "oware")  # an Oware move never gives its mover the next turn
+    friend = open_page(path=proxy.url + urlparse(url).path)
+    wait_open(friend)
+    host.click(".pit.lit >> nth=0")
+    friend.wait_for_selector("#app[data-myturn='1']")
+    wait_settled(friend)
+    joins = [m for m in proxy.sent if b'"t":"join"' in m]
+    assert joins and all(b'"acks":"state"' in m for m in joins)
+    before = int(attr(friend, "version"))
+
+    proxy.lose_states(1)
+    friend.click(".pit.lit >> nth=0")
+    friend.wait_for_function(
+        "v => Number(document.querySelector('#app').dataset.version) > v",
+        arg=before,
+        timeout=10_000,
+    )
+    wait_settled(friend)
+    assert len(proxy.lost) == 1  # the state the move made never reached the page
+    assert sum(b'"t":"join"' in m for m in proxy.sent) == len(joins) + 1  # it joined again
+    assert attr(friend, "version") == attr(host, "version")
+    assert counts(friend) == counts(host)
