@@ -137,6 +137,9 @@ HANDLERS: dict[type, Handler] = {
 
 def handler_of(msg: Any) -> Handler:
     """The message's own handler, or ``Node.intent`` for an intent."""
-    from server.node import Node
+    found = HANDLERS.get(type(msg))
+    if found is not None:
+        return found
+    from server.node import Node  # (node.py imports this module)
 
-    return HANDLERS.get(type(msg), Node.intent)
+    return Node.intent

@@ -1,7 +1,7 @@
 """Load benchmark: N rooms x 2 sockets playing random legal Kalah games.
 
     python tests/bench/load.py [--rooms 200] [--rate 0] [--seconds 10] [--nodes 1]
-                               [--idle 2000] [--computer-rooms 10 [--level L]]
+                               [--idle 2000] [--computer-rooms 10 [--level L]] [--analyses 0,4]
                                [--timeline] [--redis-url URL ...] [--env NAME=VALUE]
                                [--workers 1,2] [--roots DIR,DIR] [--rounds R]
                                [--server-cpus 0-1] [--generator-cpus 1]
@@ -29,7 +29,8 @@ Both print the CPU the server, the store and the generator used while playing.
 ``--idle N`` first connects N idle joined sockets and prints the server's
 resident memory per socket. ``--computer-rooms N`` also keeps N computer seats
 thinking (their person answers at once) and a local room asking for a hint
-every second. With ``--nodes 2`` the two players of each room sit on different
+every second; ``--analyses N`` keeps N post-game analyses running (``background.py``). With
+``--nodes 2`` the two players of each room sit on different
 nodes. Runs are bounded in time and stop by themselves.
 
 Measured on the 2-core development VM (the generator, store and node sharing
@@ -57,6 +58,7 @@ import httpx
 
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
+from background import ask_hints, keep_analysing, keep_computer_busy  # noqa: E402
 from rawws import Msg, RawSocket  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 
@@ -366,6 +368,11 @@ def main() -> None:
         help="also keep this many computer seats thinking (level --level)",
     )
     ap.add_argument("--level", default="advanced")
+    ap.add_argument(
+        "--analyses",
+        default="0",
+        help="also keep this many post-game analyses running, in turn, e.g. 0,4 (a node runs 4)",
+    )
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
     ap.add_argument(
         "--redis-url",
@@ -420,11 +427,12 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     results: dict[tuple, list[dict]] = {}
     try:
         for rnd in range(args.rounds):
-            for root, (kind, count), acks in [
-                (r, sh, a)
+            for root, (kind, count), acks, analyses in [
+                (r, sh, a, int(n))
                 for r, root_acks in roots
                 for sh in shapes
                 for a in (root_acks or args.acks).split(",")
+                for n in args.analyses.split(",")
             ]:
                 JOIN_EXTRA.clear()
                 if acks != "frame":
@@ -453,19 +461,19 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                         await_workers(servers[0], count)
                     print(
                         f"--- round {rnd + 1} root={root or 'this'} ({servers[0].python}) "
-                        f"{kind}={count} acks={acks} "
+                        f"{kind}={count} acks={acks} analyses={analyses} "
                         f"store={store} rooms={args.rooms} "
                         f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
                         + (f" env={' '.join(args.env)}" if args.env else ""),
                         flush=True,
                     )
+                    this = argparse.Namespace(**{**vars(args), "analyses": analyses})
                     figures = asyncio.run(
-                        measure(args, servers, embedded.pid if embedded else None)
+                        measure(this, servers, embedded.pid if embedded else None)
                     )
                     if figures:
-                        results.setdefault((str(root or "this"), kind, count, acks), []).append(
-                            figures
-                        )
+                        key = (str(root or "this"), kind, count, acks, analyses)
+                        results.setdefault(key, []).append(figures)
                 finally:
                     if server_cpus:
                         os.sched_setaffinity(0, server_cpus)
@@ -504,7 +512,8 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
         ratios = [r["moves_s"] / f["moves_s"] for r, f in zip(runs, first) if f["moves_s"]]
         cpu_ratios = [r["cpu_ms"] / f["cpu_ms"] for r, f in zip(runs, first) if f["cpu_ms"]]
         print(
-            f"{key[0]} {key[1]}={key[2]} acks={key[3]}: moves/s {med('moves_s'):.0f}  "
+            f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]}: "
+            f"moves/s {med('moves_s'):.0f}  "
             f"CPU/move {med('cpu_ms'):.3f} ms  p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
             f"moves/s ratio {' '.join(f'{x:.2f}' for x in ratios)}  "
             f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}"
@@ -536,6 +545,13 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
         ]
         thinkers.append(asyncio.create_task(ask_hints(base, ws_urls[0], stop, hints)))
         await asyncio.sleep(3.0)  # the workers have started and are thinking
+    analysed: list[float] = []
+    analysing = [
+        asyncio.create_task(keep_analysing(base, i + 1, stop, analysed))
+        for i in range(args.analyses)
+    ]
+    if analysing:
+        await asyncio.sleep(3.0)  # the analyses are under way
     if args.rooms:
         marks = {}
 
@@ -597,6 +613,12 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
             "p99": pct(rtts, 99),
         }
     stop.set()
+    if analysing:
+        done = sum(await asyncio.gather(*analysing))
+        print(
+            f"analyses: {args.analyses} running at a time; {done} finished meanwhile"
+            + (f", {sum(analysed) / len(analysed):.1f} s each" if analysed else "")
+        )
     if thinkers:
         computer_moves = sum(await asyncio.gather(*thinkers))
         print(
@@ -609,90 +631,6 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
             f"p50 {pct(hints, 50):.0f} ms, max {pct(hints, 100):.0f} ms"
         )
     return figures
-
-
-async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
-    """A computer room whose person answers at once, so the computer always thinks."""
-    moves = 0
-    async with httpx.AsyncClient() as http:
-        while not stop.is_set():
-            r = (
-                await http.post(
-                    base + "/api/rooms",
-                    json={"game": "kalah", "mode": "computer", "side": "south", "level": level},
-                )
-            ).json()
-            states: asyncio.Queue = asyncio.Queue()
-            ws = await RawSocket.connect(
-                ws_url, lambda m: states.put_nowait(m) if m.t == "state" else None
-            )
-            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
-            rng = random.Random(moves)
-            while not stop.is_set():
-                try:
-                    msg = await asyncio.wait_for(states.get(), 0.5)
-                except TimeoutError:
-                    continue
-                if msg.outcome is not None:
-                    break
-                if msg.last is not None and msg.last["side"] == 1:
-                    moves += 1
-                if msg.to_move == 0:
-                    ws.send(
-                        {
-                            "t": "move",
-                            "room": r["room"],
-                            "version": msg.version,
-                            "move": rng.choice(msg.legal).move,
-                            "id": f"c{msg.version}",
-                        }
-                    )
-            await ws.close()
-    return moves
-
-
-async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list[float]) -> int:
-    """A local Kalah room that asks for a hint, plays it, waits a second, again."""
-    async with httpx.AsyncClient() as http:
-        while not stop.is_set():
-            r = (
-                await http.post(base + "/api/rooms", json={"game": "kalah", "mode": "local"})
-            ).json()
-            inbox: asyncio.Queue = asyncio.Queue()
-            ws = await RawSocket.connect(ws_url, inbox.put_nowait)
-            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
-            state = None
-            while not stop.is_set():
-                try:
-                    msg = await asyncio.wait_for(inbox.get(), 1.0)
-                except TimeoutError:
-                    continue
-                if msg.t != "state" or (state is not None and msg.version <= state.version):
-                    continue
-                state = msg
-                if state.outcome is not None:
-                    break
-                await asyncio.sleep(1.0)
-                t0 = time.perf_counter()
-                ws.send({"t": "hint", "room": r["room"], "id": f"h{state.version}"})
-                try:
-                    while (msg := await asyncio.wait_for(inbox.get(), 30)).t != "hint":
-                        pass
-                except TimeoutError:
-                    print("no hint within 30 s", file=sys.stderr)
-                    break
-                latencies.append(time.perf_counter() - t0)
-                ws.send(
-                    {
-                        "t": "move",
-                        "room": r["room"],
-                        "version": state.version,
-                        "move": msg.move,
-                        "id": f"m{state.version}",
-                    }
-                )
-            await ws.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+"""Background work for the load bench (tests/bench/load.py): computer seats thinking, a local
+room asking for hints, post-game analyses running, each until ``stop`` is set."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
+from rawws import RawSocket  # noqa: E402
+
+
+async def keep_computer_busy(base: str, ws_url: str, level: str, stop: asyncio.Event) -> int:
+    """A computer room whose person answers at once, so the computer always thinks."""
+    moves = 0
+    async with httpx.AsyncClient() as http:
+        while not stop.is_set():
+            r = (
+                await http.post(
+                    base + "/api/rooms",
+                    json={"game": "kalah", "mode": "computer", "side": "south", "level": level},
+                )
+            ).json()
+            states: asyncio.Queue = asyncio.Queue()
+            ws = await RawSocket.connect(
+                ws_url, lambda m: states.put_nowait(m) if m.t == "state" else None
+            )
+            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
+            rng = random.Random(moves)
+            while not stop.is_set():
+                try:
+                    msg = await asyncio.wait_for(states.get(), 0.5)
+                except TimeoutError:
+                    continue
+                if msg.outcome is not None:
+                    break
+                if msg.last is not None and msg.last["side"] == 1:
+                    moves += 1
+                if msg.to_move == 0:
+                    ws.send(
+                        {
+                            "t": "move",
+                            "room": r["room"],
+                            "version": msg.version,
+                            "move": rng.choice(msg.legal).move,
+                            "id": f"c{msg.version}",
+                        }
+                    )
+            await ws.close()
+    return moves
+
+
+async def ask_hints(base: str, ws_url: str, stop: asyncio.Event, latencies: list[float]) -> int:
+    """A local Kalah room that asks for a hint, plays it, waits a second, again."""
+    async with httpx.AsyncClient() as http:
+        while not stop.is_set():
+            r = (
+                await http.post(base + "/api/rooms", json={"game": "kalah", "mode": "local"})
+            ).json()
+            inbox: asyncio.Queue = asyncio.Queue()
+            ws = await RawSocket.connect(ws_url, inbox.put_nowait)
+            ws.send({"t": "join", "room": r["room"], "token": r["token"]})
+            state = None
+            while not stop.is_set():
+                try:
+                    msg = await asyncio.wait_for(inbox.get(), 1.0)
+                except TimeoutError:
+                    continue
+                if msg.t != "state" or (state is not None and msg.version <= state.version):
+                    continue
+                state = msg
+                if state.outcome is not None:
+                    break
+                await asyncio.sleep(1.0)
+                t0 = time.perf_counter()
+                ws.send({"t": "hint", "room": r["room"], "id": f"h{state.version}"})
+                try:
+                    while (msg := await asyncio.wait_for(inbox.get(), 30)).t != "hint":
+                        pass
+                except TimeoutError:
+                    print("no hint within 30 s", file=sys.stderr)
+                    break
+                latencies.append(time.perf_counter() - t0)
+                ws.send(
+                    {
+                        "t": "move",
+                        "room": r["room"],
+                        "version": state.version,
+                        "move": msg.move,
+                        "id": f"m{state.version}",
+                    }
+                )
+            await ws.close()
+    return 0
+
+
+def _record(seed: int) -> bytes:
+    """A finished random Kalah game as a nyumba record (new content for each seed)."""
+    import engine
+    from engine import records
+
+    game, rng = engine.load("kalah"), random.Random(seed)
+    state, moves = game.start(), []
+    while game.outcome(state) is None:
+        move = rng.choice(list(game.legal_moves(state)))
+        moves.append(move)
+        state = game.play(state, move)
+    return records.dumps(game, moves).encode()
+
+
+async def keep_analysing(base: str, who: int, stop: asyncio.Event, took: list[float]) -> int:
+    """Post-game analyses one after another (a new random game each, so none is cached), as
+    client address 10.9.0.``who`` (a node runs one per address): returns how many finished."""
+    finished, n = 0, 0
+    headers = {"X-Forwarded-For": f"10.9.0.{who}", "Content-Type": "application/json"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        while not stop.is_set():
+            n += 1
+            body = _record(who * 100_000 + n)
+            t0 = time.perf_counter()
+            r = await http.post(base + "/api/analysis", content=body, headers=headers)
+            if r.status_code == 503:  # busy: the node's analyses are all taken
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
+                continue
+            status = r.json()
+            while status["status"] == "running" and not stop.is_set():
+                await asyncio.sleep(0.5)
+                status = (
+                    await http.get(f"{base}/api/analysis/{status['key']}", headers=headers)
+                ).json()
+            if status["status"] == "running":  # stopped meanwhile: leave nothing behind
+                await http.delete(f"{base}/api/analysis/{status['key']}", headers=headers)
+            elif status["status"] == "done":
+                finished += 1
+                took.append(time.perf_counter() - t0)
+            else:
+                print(f"analysis {status['status']}: {json.dumps(status)[:200]}", file=sys.stderr)
+    return finished
