@@ -12,13 +12,24 @@ stream, and the node must let go of the connection within a few seconds without 
 
 from __future__ import annotations
 
+import gc
 import json
 import select
 import socket
+import threading
 import time
 
 import httpx
 import pytest
+import uvicorn
+from serverproc import free_port
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from server import httpguard
+from server.handshake import GuardedH11
 
 SENT = 768 * 1024  # sent before the answer is read: 12 times the cap, under what a node drains
 DEADLINE_S = 30.0  # generous: the machine is shared
@@ -96,3 +107,48 @@ def test_an_oversized_body_reads_its_413_then_an_end_of_stream(server, path, chu
     assert ended == "eof", f"the answer was followed by {ended}, not the node's end of stream"
     assert gone, "the node still held the connection"
     assert httpx.get(server.url + "/healthz").status_code == 200
+
+
+def test_connections_are_freed_without_the_cycle_collector():
+    """A node's cycle collector passes over the older generations only every
+    ``NYUMBA_GC_FULL_S`` (server/collector.py), so a protocol its request cycle refers back to
+    would wait that long, buffers and all. Every connection, answered or refused early, must
+    go by reference counting alone. (uvicorn in this process, GuardedH11 and the body guard,
+    on a one-route app.)"""
+
+    async def size(request):
+        return PlainTextResponse(str(len(await httpguard.read_body(request, 65536))))
+
+    app = Starlette(
+        routes=[Route("/", size, methods=["POST"])], middleware=[Middleware(httpguard.Problems)]
+    )
+    port = free_port()
+    config = uvicorn.Config(
+        app, port=port, http=GuardedH11, loop="asyncio", lifespan="off", log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+
+    def alive() -> int:
+        return sum(isinstance(o, GuardedH11) for o in gc.get_objects())
+
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        gc.collect()
+        gc.disable()
+        for _ in range(20):
+            url = f"http://127.0.0.1:{port}/"
+            assert httpx.post(url, content=b"{}").text == "2"
+            assert httpx.post(url, content=b" " * 200_000).status_code == 413
+        deadline = time.monotonic() + DEADLINE_S
+        while alive() and time.monotonic() < deadline:  # the refused ones linger a moment
+            time.sleep(0.2)
+        assert alive() == 0, f"{alive()} of 40 connections' protocols wait for the collector"
+    finally:
+        gc.enable()
+        server.should_exit = True
+        thread.join(10)
