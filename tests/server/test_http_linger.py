@@ -113,8 +113,8 @@ def test_connections_are_freed_without_the_cycle_collector():
     """A node's cycle collector passes over the older generations only every
     ``NYUMBA_GC_FULL_S`` (server/collector.py), so a protocol its request cycle refers back to
     would wait that long, buffers and all. Every connection, answered or refused early, must
-    go by reference counting alone. (uvicorn in this process, GuardedH11 and the body guard,
-    on a one-route app.)"""
+    go by reference counting alone. (uvicorn in this process on the nodes' loop, uvloop where
+    installed, with GuardedH11 and the body guard, on a one-route app.)"""
 
     async def size(request):
         return PlainTextResponse(str(len(await httpguard.read_body(request, 65536))))
@@ -124,7 +124,7 @@ def test_connections_are_freed_without_the_cycle_collector():
     )
     port = free_port()
     config = uvicorn.Config(
-        app, port=port, http=GuardedH11, loop="asyncio", lifespan="off", log_level="warning"
+        app, port=port, http=GuardedH11, loop="auto", lifespan="off", log_level="warning"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
