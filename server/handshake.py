@@ -1,5 +1,6 @@
 """Connection-level guards: deadlines for connections that have not said
-what they want, and a close that reaches a client that reads slowly.
+what they want, a close that reaches a client that reads slowly, and a
+lingering close after an answer given before the body had arrived.
 
 uvicorn's HTTP protocol (h11) times out an idle keep-alive connection, but a
 new connection that sends nothing, or dribbles its request head a byte at a
@@ -10,6 +11,16 @@ head must be complete within ``HEAD_TIMEOUT_S`` of the connection (or of the
 previous response on a kept-alive one); otherwise the connection is closed.
 A WebSocket's first message (the join) has a deadline of its own (the
 socket endpoint).
+
+An answer given before the request's body has all arrived (a 413 for a body
+over the cap) ends in a lingering close, as nginx's does: closing a socket
+with data still unread makes the kernel send a reset, which can cost the
+client the answer it has not read yet (on main, an upload that stops once
+answered, tests/server/test_http_linger.py: the answer, then a reset, 20
+times in 20). Here the node half-closes after the answer (the client reads
+it, then an end of stream), reads and drops what the client still sends, up
+to ``LINGER_BYTES`` (then it stops reading: the rest waits in the kernel),
+and closes when the client is done, or after ``LINGER_S``.
 
 ``raise_fd_limit`` lifts the soft file-descriptor limit to the hard one at
 start: the per-address socket cap (``server/addrcap.py``) keeps any one
@@ -24,6 +35,7 @@ import collections
 import contextlib
 import ipaddress
 import logging
+import weakref
 from typing import Any
 
 import h11
@@ -34,6 +46,8 @@ from websockets.exceptions import InvalidState
 log = logging.getLogger("nyumba.handshake")
 
 HEAD_TIMEOUT_S = 10.0
+LINGER_S = 2.0  # a few round trips for the client to read the answer and stop sending
+LINGER_BYTES = 1 << 20  # about what a link has in flight when the answer lands; then no reading
 
 # Open connections per peer address that is not a trusted proxy, for the per-peer cap: a
 # flood of connections is closed at accept, before any parsing. (Behind a proxy the peer is
@@ -61,12 +75,32 @@ def _uncount(transport: object) -> None:
             del _peers[host]
 
 
+class _CycleTransport:
+    """The transport as uvicorn's request cycle sees it: its close after an answer that says
+    ``Connection: close`` lingers while the request's body is still arriving. It holds its
+    protocol weakly: the protocol holds the cycle, and a node collects reference cycles only
+    every ``NYUMBA_GC_FULL_S`` (server/collector.py), so each connection's buffers would wait
+    that long (measured: the abuse bench's node grew 14 MiB in 36 s)."""
+
+    def __init__(self, protocol: GuardedH11):
+        self.write = protocol.transport.write
+        self.is_closing = protocol.transport.is_closing
+        self._protocol = weakref.ref(protocol)
+
+    def close(self) -> None:
+        protocol = self._protocol()
+        if protocol is not None:
+            protocol.close_after_answer()
+
+
 class GuardedH11(H11Protocol):
-    """h11 with a deadline on every request head."""
+    """h11 with a deadline on every request head, and a lingering close."""
 
     head_timeout_s = HEAD_TIMEOUT_S
     peer_cap: int | None = None  # open connections per untrusted peer (cli.py sets it)
     _head_timer: asyncio.TimerHandle | None = None
+    _linger_timer: asyncio.TimerHandle | None = None  # set while lingering
+    _dropped = 0  # bytes read and dropped while lingering
 
     def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
         super().connection_made(transport)
@@ -104,24 +138,56 @@ class GuardedH11(H11Protocol):
         log.info("closing %s: no complete request head in %.0f s", self.client, self.head_timeout_s)
         transport.close()
 
+    def data_received(self, data: bytes) -> None:
+        if self._linger_timer is None:
+            super().data_received(data)
+            return
+        self._dropped += len(data)
+        if self._dropped > LINGER_BYTES:
+            # Enough read for nothing; closing on the rest would send the reset now, while
+            # the client may not have read the answer: the rest waits in the kernel instead.
+            self.flow.pause_reading()
+
     def handle_events(self) -> None:
         before = self.cycle
         super().handle_events()
         if self.cycle is not before or self.transport.get_protocol() is not self:
             self._disarm()  # a whole request head arrived (or the socket was upgraded)
+            if self.cycle is not before and self.cycle is not None:
+                self.cycle.transport = _CycleTransport(self)  # type: ignore[assignment]
+
+    def close_after_answer(self) -> None:
+        if self.conn.their_state is h11.SEND_BODY:
+            self._linger()
+        else:
+            self.transport.close()
+
+    def _linger(self) -> None:
+        """Answered before the body ended: half-close and drop what still arrives, rather than
+        read all 50 MiB of it, or close on unread data (a reset)."""
+        if self._linger_timer is not None or self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self._disarm()
+        self._linger_timer = self.loop.call_later(LINGER_S, self.transport.close)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()  # sent once the answer is: the client reads it, then EOF
+        self.flow.resume_reading()  # uvicorn pauses reading a body nobody reads
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
-            # Answered before the body ended (413 for an oversized one): close, or the
-            # client may go on sending, and the node reading, all 50 MiB of it.
-            self.transport.close()
+        if self.conn.their_state is h11.SEND_BODY:
+            self._linger()  # an answer that kept the connection alive, as a 403 does
+        if self._linger_timer is not None:
+            self.server_state.total_requests += 1
             return
+        super().on_response_complete()
         if not self.transport.is_closing():
             self._arm()  # the next request's head has the same deadline
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
         _uncount(self.transport)
         super().connection_lost(exc)
 

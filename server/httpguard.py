@@ -31,6 +31,10 @@ BODY_TIMEOUT_S = 15.0  # a body must arrive within this (a trickle holds a worke
 EXCERPT = 80  # characters of a client's input an error message may quote
 MESSAGE = 300  # characters an error message may have in all
 
+# A body cut off: the rest is not read, so the connection ends after the answer (in a
+# lingering close, server/handshake.py), and the client is told so.
+CLOSE = {"connection": "close"}
+
 # What a cross-site page can POST without a CORS preflight (the "CORS-safelisted" types).
 FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -128,12 +132,16 @@ class Problems:
         except TooLarge as exc:
             if started:
                 raise
-            response = problem(413, "too-large", f"The body may be at most {exc.limit} bytes.")
+            response = problem(
+                413, "too-large", f"The body may be at most {exc.limit} bytes.", CLOSE
+            )
             await response(scope, receive, send)
         except TooSlow:
             if started:
                 raise
-            response = problem(408, "too-slow", f"The body took over {BODY_TIMEOUT_S:.0f} s.")
+            response = problem(
+                408, "too-slow", f"The body took over {BODY_TIMEOUT_S:.0f} s.", CLOSE
+            )
             await response(scope, receive, send)
         except Exception:
             if started:
