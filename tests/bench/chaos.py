@@ -7,6 +7,12 @@ every acknowledged intent is looked up in it, and every move acknowledged from
 the store's kill on must reach both players within 3 s of the store's return.
 
     python tests/bench/chaos.py [--games 40] [--seconds 90] [--drop-rate 0.05] [--store-down 2.5]
+                                [--think 1.0]
+
+The node is killed at a quarter of ``--seconds`` and the store at half, so games must still be
+running then: a player waits up to ``--think`` seconds before each move (an Oware game of about
+100 plies then lasts about a minute; at 0.3 s, 40 games were all over before the store's kill,
+and the run proved nothing about it).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ def main() -> None:
     ap.add_argument("--drop-rate", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--store-down", type=float, default=2.5, help="seconds the store stays dead")
+    ap.add_argument("--think", type=float, default=1.0, help="a player's longest pause per move")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON line")
     args = ap.parse_args()
     report = Chaos(
@@ -38,6 +45,7 @@ def main() -> None:
         drop_rate=args.drop_rate,
         seed=args.seed,
         store_down_s=args.store_down,
+        think=args.think,
     ).run()
     if args.json:
         print(json.dumps(report))
