@@ -117,12 +117,12 @@ def _record(seed: int) -> bytes:
 async def keep_analysing(base: str, who: int, stop: asyncio.Event, took: list[float]) -> int:
     """Post-game analyses one after another (a new random game each, so none is cached), as
     client address 10.9.0.``who`` (a node runs one per address): returns how many finished."""
-    finished, n = 0, 0
+    finished, n = 0, int(time.time() * 1000) % 10**9  # new games in every run: none cached
     headers = {"X-Forwarded-For": f"10.9.0.{who}", "Content-Type": "application/json"}
     async with httpx.AsyncClient(timeout=30) as http:
         while not stop.is_set():
             n += 1
-            body = _record(who * 100_000 + n)
+            body = _record(who * 10**10 + n)
             t0 = time.perf_counter()
             r = await http.post(base + "/api/analysis", content=body, headers=headers)
             if r.status_code == 503:  # busy: the node's analyses are all taken
