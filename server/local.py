@@ -33,6 +33,7 @@ class LocalRoom:
         "recheck",
         "rebuilding",
         "warned",
+        "presence_memo",
     )
 
     def __init__(self, created_ms: int):
@@ -46,6 +47,9 @@ class LocalRoom:
         self.thinking = False  # a task plays the computer's seat
         self.recheck = False  # ... and its turn came again meanwhile
         self.rebuilding = False  # a presence rebuild is under way
+        # (entries, valid until ms, presence by side, watchers) drawn from ``cached``'s entries:
+        # the same until one of them lapses (Node.who_is_here)
+        self.presence_memo: tuple[list[Any], float, dict[int, tuple[bool, int]], int] | None = None
 
 
 class StoreClock:

@@ -127,7 +127,7 @@ class Node:
                     raise Refused("no-room")
                 current = decode_room(data)
             now = self.now()
-            presence = presence_by_side(members, now)
+            presence, watching = self.who_is_here(room_id, members, now)
             ctx = rooms.Context(
                 sides=conn.sides if conn else [],
                 who=conn.who if conn and conn.sides else None,
@@ -145,9 +145,7 @@ class Node:
             notice = b""  # only an answer was kept: nobody else needs to hear
             if done.seen:
                 pos = done.position or Position(new)
-                message = state_message(
-                    new, presence, now, self.settings.absent_ms, watchers(members, now), pos
-                )
+                message = state_message(new, presence, now, self.settings.absent_ms, watching, pos)
                 notice = encode_notice(
                     Notice(
                         new.rev,
@@ -177,6 +175,21 @@ class Node:
             if result == -1:
                 raise Refused("no-room")
         raise Refused("busy")
+
+    def who_is_here(
+        self, room_id: str, members: list[Any], now: int
+    ) -> tuple[dict[int, tuple[bool, int]], int]:
+        """Presence by side and the watchers' count from a room's presence entries, drawn
+        once per set of entries while none of them lapses (a move reads the cached room's)."""
+        local = self.local.get(room_id)
+        memo = local.presence_memo if local is not None else None
+        if memo is not None and memo[0] is members and now < memo[1]:
+            return memo[2], memo[3]
+        presence, watching = presence_by_side(members, now), watchers(members, now)
+        if local is not None:
+            lapses = min((score for _, score in members if score > now), default=float("inf"))
+            local.presence_memo = (members, lapses, presence, watching)
+        return presence, watching
 
     def keep(self, room: Room, members: list[Any]) -> None:
         """Keep the newest copy seen of a room with local connections (a slow
