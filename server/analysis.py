@@ -5,9 +5,10 @@ or an uploaded one) starts the analysis of ``engine.analysis`` or says how far i
 ``GET /api/analysis/{key}`` asks again; ``DELETE`` cancels. Every answer is an
 ``AnalysisStatus`` (``server/protocol.py``, documented in ``PROTOCOL.md``).
 
-Where the work runs: ``server.thinker`` processes (the computer player's program, in the idle
-scheduling class and resting every few milliseconds, ``Pacer``) of a lane of this node's own
-(``workers``, one by default), never the event loop. A job is one position (``plan``, then
+Where the work runs: a ``server.thinker`` process (the computer player's program, in the idle
+scheduling class and resting every few milliseconds, ``Pacer``) on the computer's analysis
+lane (``Computer.analyse``: one for the server; under ``--workers`` the supervisor's, shared by
+every worker), never the event loop. A job is one position (``plan``, then
 ``value`` for each position, then ``line`` for each labelled ply), so the node reports
 progress after each, notices a cancel between them, and several analyses share the lane
 round robin. The event loop only adds the answers up (``engine.analysis.assemble``:
@@ -34,7 +35,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -45,7 +46,7 @@ from starlette.routing import Route
 from engine import analysis as A
 from server import httpguard
 from server import protocol as P
-from server.computer import Busy, WorkerFailed, _Lane
+from server.computer import Busy, WorkerFailed
 from server.httpguard import problem
 from server.thinker import ANALYSIS
 
@@ -72,15 +73,15 @@ class Analyses:
         self,
         redis: Any,
         prefix: str,
+        think: Callable[..., Awaitable[Any]],
         *,
-        workers: int = 1,
         max_jobs: int = 4,
         per_address: int = 1,
         abandon_s: float = 20.0,
         keep_s: int = 24 * 3600,
     ) -> None:
         self.redis, self.prefix = redis, prefix
-        self.lane = _Lane(workers, per_owner=1, limit=max_jobs + 2)
+        self.think = think  # Computer.analyse (or the supervisor's, through its link)
         self.max_jobs, self.per_address = max_jobs, per_address
         self.abandon_s, self.keep_s = abandon_s, keep_s
         self.jobs: dict[str, _Job] = {}
@@ -157,7 +158,7 @@ class Analyses:
 
     async def _ask(self, key: str, kind: str, data: bytes, index: int, first: str | None) -> bytes:
         # the thinker's request shape: [id, game, options, state, level, seed]
-        answer: Any = await self.lane.run(key, "", {"first": first}, data, ANALYSIS + kind, index)
+        answer: Any = await self.think(key, "", {"first": first}, data, ANALYSIS + kind, index)
         return bytes(answer)
 
     async def _run(self, job: _Job, family: str, game: str) -> None:
@@ -226,14 +227,10 @@ class Analyses:
         if self.by_address[address] <= 0:
             del self.by_address[address]
 
-    def warm(self) -> None:
-        self.lane.warm()
-
     def close(self) -> None:
         for job in list(self.jobs.values()):
             if job.task is not None:
                 job.task.cancel()
-        self.lane.close()
 
 
 # -- HTTP ---------------------------------------------------------------------------------------

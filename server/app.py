@@ -303,7 +303,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     offload.warm()
     cap = app.state.addrcap = AddressCap(store, settings.sockets_per_address)
     analyses = app.state.analyses = Analyses(
-        store.redis, settings.key_prefix, keep_s=settings.room_ttl_ms // 1000
+        store.redis, settings.key_prefix, node.computer.analyse, keep_s=settings.room_ttl_ms // 1000
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
     probing = asyncio.create_task(

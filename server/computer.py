@@ -136,7 +136,7 @@ class _Lane:
     """
 
     def __init__(self, workers: int, per_owner: int = 4, limit: int = 256, name: str = "seats"):
-        self.name = name  # "seats" or "hints", for the metrics
+        self.name = name  # "seats", "hints" or "analysis", for the metrics
         self.workers = [_Worker() for _ in range(max(1, workers))]
         self.free = list(self.workers)
         self.per_owner = per_owner
@@ -235,6 +235,7 @@ class Computer:
         self.workers = max(1, workers)
         self._seats: _Lane | None = None
         self._hints: _Lane | None = None
+        self._analysis: _Lane | None = None
         # room -> (version, the answer on its way): one hint per room at a time; the
         # room's sockets asking about the same position share it.
         self._pending_hints: dict[str, tuple[int, asyncio.Future]] = {}
@@ -292,6 +293,14 @@ class Computer:
         if not fut.cancelled():
             fut.exception()  # retrieved: every asker has its own copy
 
+    async def analyse(self, owner: Any, *request: Any) -> Any:
+        """One job of a post-game analysis (``server/analysis.py``, ``owner`` its key) on
+        a lane of its own: one thinker for the whole server (under ``--workers``, the
+        supervisor's, shared by every worker), each analysis one job in the queue at a time."""
+        if self._analysis is None:
+            self._analysis = _Lane(1, per_owner=1, limit=64, name="analysis")
+        return await self._analysis.run(owner, *request)
+
     def warm(self, seats: bool, hints: bool) -> None:
         """A room that will need the computer was joined: get its workers ready."""
         if seats:
@@ -300,6 +309,6 @@ class Computer:
             self._lane(True).warm()
 
     def close(self) -> None:
-        for lane in (self._seats, self._hints):
+        for lane in (self._seats, self._hints, self._analysis):
             if lane is not None:
                 lane.close()

@@ -14,8 +14,10 @@ Frames are msgpack arrays after a 4-byte big-endian length, as to the thinker:
 
     request  [id, "choose", owner, game, options, state, level, seed]
              [id, "hint", owner, room, version, game, options, state, seed]
+             [id, "analyse", key, "", {"first": move}, record, kind, index]
              [id, "warm", seats, hints]                         (no answer)
-    answer   [id, move, null, null] or [id, null, "busy" | "failed", text]
+    answer   [id, move (an analysis job's msgpack bytes), null, null]
+             or [id, null, "busy" | "failed", text]
 
 The hop costs a round trip on a local socket (tens of microseconds) against a
 search of tens to hundreds of milliseconds. One hint per room at a time now
@@ -75,7 +77,7 @@ async def serve(computer: Computer, sock: socket.socket) -> None:
             if op == "warm":
                 computer.warm(seats=args[0], hints=args[1])
                 continue
-            if op in ("choose", "hint"):
+            if op in ("choose", "hint", "analyse"):
                 if isinstance(args[-1], list):
                     args[-1] = tuple(args[-1])  # an owner that was a tuple: hashable again
                 work = getattr(computer, op)(*args)
@@ -159,6 +161,9 @@ class RemoteComputer:
 
     async def hint(self, *args: Any) -> str:
         return await self._ask("hint", *args)
+
+    async def analyse(self, *args: Any) -> Any:
+        return await self._ask("analyse", *args)
 
     def warm(self, seats: bool, hints: bool) -> None:
         async def send() -> None:

@@ -179,3 +179,37 @@ def test_computer_seats_on_two_workers_share_the_supervisors_computer(two_worker
     assert 1 <= len(thinkers) <= 2  # the machine's seat and hint processes, not two per worker
     for pid in pids.values():
         assert not [p for p in children(pid) if "server.thinker" in command(p)]
+
+
+def test_analyses_on_either_worker_run_on_the_supervisors_one_thinker(two_workers):
+    """Post-game analyses asked of both workers are thought out by one analysis process, the
+    supervisor's (not one per worker)."""
+    from test_analysis_http import record, wait_done
+
+    server = two_workers
+    supervisor = server.proc.pid
+    pids = worker_pids(server)
+    served: set[int] = set()
+    keys = []
+    for n in range(40):  # each request on a new connection: either worker may take it
+        if len(served) == 2 and len(keys) >= 2:
+            break
+        with httpx.Client(timeout=30) as http:
+            worker = http.get(server.url + "/healthz").json()["worker"]
+            if worker in served and len(served) < 2:
+                continue
+            r = http.post(
+                server.url + "/api/analysis",
+                content=record("kalah", 6, n, seeds=3),
+                headers={"X-Forwarded-For": f"10.7.0.{n}"},
+            )
+        assert r.status_code == 202, r.text
+        served.add(worker)
+        keys.append(r.json()["key"])
+    assert served == {0, 1}
+    for key in keys:
+        wait_done(server.url, key)
+    thinkers = [p for p in children(supervisor) if "server.thinker" in command(p)]
+    assert 1 <= len(thinkers) <= 3  # seats, hints, analysis: the machine's, once
+    for pid in pids.values():
+        assert not [p for p in children(pid) if "server.thinker" in command(p)]
