@@ -64,7 +64,7 @@ class Conn:
         self,
         send_raw: Callable[[str], Coroutine[Any, Any, Any]],
         close_raw: Callable[[int, str], Awaitable[Any]] | None = None,
-        write_now: Callable[[str], bool] | None = None,
+        write_now: Callable[[bytes | str], bool] | None = None,
     ):
         self.id = uuid.uuid4().hex[:12]
         self.send_raw = send_raw
@@ -74,7 +74,7 @@ class Conn:
         self.room: str | None = None
         self.sides: list[int] = []
         self.token_hash: str | None = None
-        self.pending: collections.deque[str] | None = None  # None: no write suspended
+        self.pending: collections.deque[bytes | str] | None = None  # None: no write suspended
         self.writer: asyncio.Task | None = None
         self.closing = False
         self.window_start = 0.0
@@ -93,13 +93,13 @@ class Conn:
         return {n: score for n in names}
 
     def send(self, data: bytes | str) -> None:
+        """Send one text message (``bytes``: already UTF-8, written as they are)."""
         if self.closing:
             return
-        text = data.decode() if isinstance(data, bytes) else data
         pending = self.pending
         if pending is not None:  # a write is suspended: queue behind it
             if len(pending) < SEND_QUEUE:
-                pending.append(text)
+                pending.append(data)
                 return
             self.closing = True
             pending.clear()
@@ -108,9 +108,9 @@ class Conn:
                     _quietly(self.close_raw(WS_1013_TRY_AGAIN_LATER, "too slow to keep up"))
                 )
             return
-        if self.write_now is not None and self.write_now(text):
+        if self.write_now is not None and self.write_now(data):
             return  # written
-        write = self.send_raw(text)
+        write = self.send_raw(data.decode() if isinstance(data, bytes) else data)
         try:
             blocked_on = write.send(None)
         except StopIteration:
@@ -139,7 +139,8 @@ class Conn:
                 except StopIteration:
                     break
             while pending and not self.closing:
-                await self.send_raw(pending.popleft())
+                data = pending.popleft()
+                await self.send_raw(data.decode() if isinstance(data, bytes) else data)
         except Exception:  # the socket went away
             self.closing = True
         finally:
@@ -224,6 +225,8 @@ async def serve(ws: WebSocket, conn: Conn, node: Node) -> None:
     await ws.accept(headers=[(b"x-nyumba-node", node.node_id.encode())])
     loop = asyncio.get_running_loop()
     join_by = loop.time() + node.settings.join_deadline_ms / 1000
+    # Once joined, frames are read past Starlette's receive (server/handshake.py)
+    next_message = ws.scope.get("extensions", {}).get("nyumba.next_message")
     try:
         while not conn.closing:
             if conn.room is None:
@@ -234,6 +237,11 @@ async def serve(ws: WebSocket, conn: Conn, node: Node) -> None:
                     await conn.flushed()
                     await ws.close(code=WS_1008_POLICY_VIOLATION, reason="no join")
                     break
+            elif next_message is not None:
+                message = next_message()
+                while isinstance(message, asyncio.Future):
+                    await message
+                    message = next_message()
             else:
                 message = await ws.receive()
             if message["type"] == "websocket.disconnect":

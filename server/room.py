@@ -35,7 +35,9 @@ class Refused(Exception):
         self.message = message or P.ERRORS[code]
 
 
-class SeatRec(msgspec.Struct):
+# Rooms and their parts are plain values that never form a cycle: gc=False keeps them out of
+# the cycle collector's passes (a node keeps one per room, replaced at every move).
+class SeatRec(msgspec.Struct, gc=False):
     holder: Literal["person", "computer", "empty"]
     token_hash: str | None = None  # the person who owns the seat (kept while the computer plays it)
     level: str | None = None
@@ -43,7 +45,7 @@ class SeatRec(msgspec.Struct):
     name: str | None = None
 
 
-class Played(msgspec.Struct, array_like=True):
+class Played(msgspec.Struct, array_like=True, gc=False):
     """One move of the room's current game: its notation, the side that made
     it, and the intent id that asked for it (None for the computer's)."""
 
@@ -55,7 +57,7 @@ class Played(msgspec.Struct, array_like=True):
 Reply = P.Ack | P.Error | P.HintMove
 
 
-class Room(msgspec.Struct):
+class Room(msgspec.Struct, gc=False):
     id: str
     game: str
     options: dict[str, Any]

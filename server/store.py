@@ -128,7 +128,7 @@ class NoticeKind(enum.StrEnum):
     EVENT = "E"  # ``payload`` is an event message (an offer's news) to forward as it is
 
 
-class Notice(msgspec.Struct, array_like=True, frozen=True):
+class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """What a room's channel carries to every node. For ``STATE``, ``seats``
     are the seat owners' token hashes (so nodes can tell each connection its
     sides) and ``computer`` the side the computer must play now."""
