@@ -4,7 +4,7 @@
                                [--idle 2000] [--computer-rooms 10 [--level L]] [--analyses 0,4]
                                [--timeline] [--redis-url URL ...] [--env NAME=VALUE]
                                [--workers 1,2] [--roots DIR,DIR] [--rounds R]
-                               [--server-cpus 0-1] [--generator-cpus 1]
+                               [--server-cpus 0-1] [--generator-cpus 1] [--store-cpus 1]
 
 ``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
 ``--nodes`` separate nodes; ``--roots`` runs the servers of other checkouts
@@ -360,6 +360,11 @@ def main() -> None:
     )
     ap.add_argument("--server-cpus", help="CPUs for the servers and the store, e.g. 0-1")
     ap.add_argument("--generator-cpus", help="CPUs for this load generator, e.g. 1")
+    ap.add_argument(
+        "--store-cpus",
+        help="CPUs for the embedded store alone, e.g. 1 (default: the servers'): with "
+        "--server-cpus 0 a node has a core of its own, and moves/s is that core's",
+    )
     ap.add_argument("--idle", type=int, default=0, help="idle sockets for the memory figure")
     ap.add_argument(
         "--computer-rooms",
@@ -411,6 +416,9 @@ def run_store(args, tmp: Path, url: str | None) -> None:
 
         embedded = EmbeddedValkey(tmp / "valkey", fsync=args.fsync).start()
         url = embedded.url
+        store_cpus = cpu_list(args.store_cpus)
+        if store_cpus and embedded.pid:
+            os.sched_setaffinity(embedded.pid, store_cpus)
     env = {"NYUMBA_KEY_PREFIX": prefix, **dict(e.split("=", 1) for e in args.env)}
     store = f"embedded Valkey (appendfsync {args.fsync})" if embedded else url
     # A root may name how its players join: DIR@state (a baseline without the field: DIR@frame).
