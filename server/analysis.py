@@ -66,6 +66,7 @@ class _Job:
         self.seen = time.monotonic()
         self.cancelled = False
         self.task: asyncio.Task[None] | None = None
+        self.told = 0.0  # when progress was last written and a cancel looked for
 
 
 class Analyses:
@@ -214,10 +215,18 @@ class Analyses:
     async def _stopping(self, job: _Job) -> bool:
         if job.cancelled or time.monotonic() - job.seen > self.abandon_s:
             return True
+        if time.monotonic() - job.told < TELL_EVERY_S:
+            return False
         return bool(await self.redis.exists(self._k(job.key, ":cancel")))
 
     async def _progress(self, job: _Job) -> None:
-        # other nodes answer polls from this; it lapses if this node dies
+        """Progress for other nodes' polls (it lapses if this node dies), and with it the look
+        for a cancel from another node, at most every ``TELL_EVERY_S``: one position's job
+        takes a few milliseconds, and two store round trips each cost the event loop more
+        than the job's answer did."""
+        if time.monotonic() - job.told < TELL_EVERY_S:
+            return
+        job.told = time.monotonic()
         await self.redis.set(
             self._k(job.key, ":progress"), P.encode_http(self._running(job)), ex=30
         )
@@ -283,6 +292,7 @@ def routes(analyses: Callable[[], Analyses], allowed_origins: Any) -> list[Route
 
 
 RETRY_S = 10
+TELL_EVERY_S = 0.5  # progress written (and a cancel looked for) at most this often
 NONE = "No analysis of that record is running or kept here; ask for one with POST /api/analysis."
 CANCELLED = "The analysis was cancelled; ask again to start it anew."
 FAILED = "The analysis failed; ask again to retry."

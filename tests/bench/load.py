@@ -29,7 +29,8 @@ Both print the CPU the server, the store and the generator used while playing.
 ``--idle N`` first connects N idle joined sockets and prints the server's
 resident memory per socket. ``--computer-rooms N`` also keeps N computer seats
 thinking (their person answers at once) and a local room asking for a hint
-every second; ``--analyses N`` keeps N post-game analyses running (``background.py``). With
+every second; ``--analyses N`` keeps N post-game analyses running (``background.py``, from a
+process of its own). With
 ``--nodes 2`` the two players of each room sit on different
 nodes. Runs are bounded in time and stop by themselves.
 
@@ -58,7 +59,7 @@ import httpx
 
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
-from background import ask_hints, keep_analysing, keep_computer_busy  # noqa: E402
+from background import AnalysesApart, ask_hints, keep_computer_busy  # noqa: E402
 from rawws import Msg, RawSocket  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 
@@ -553,11 +554,7 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
         ]
         thinkers.append(asyncio.create_task(ask_hints(base, ws_urls[0], stop, hints)))
         await asyncio.sleep(3.0)  # the workers have started and are thinking
-    analysed: list[float] = []
-    analysing = [
-        asyncio.create_task(keep_analysing(base, i + 1, stop, analysed))
-        for i in range(args.analyses)
-    ]
+    analysing = AnalysesApart(base, args.analyses) if args.analyses else None
     if analysing:
         await asyncio.sleep(3.0)  # the analyses are under way
     if args.rooms:
@@ -622,7 +619,7 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
         }
     stop.set()
     if analysing:
-        done = sum(await asyncio.gather(*analysing))
+        done, analysed = await asyncio.get_running_loop().run_in_executor(None, analysing.stop)
         print(
             f"analyses: {args.analyses} running at a time; {done} finished meanwhile"
             + (f", {sum(analysed) / len(analysed):.1f} s each" if analysed else "")
