@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 from engine import search
 
-LEVELS = ("beginner", "intermediate", "advanced")
+LEVELS = ("beginner", "intermediate", "advanced", "expert")
 
 
 class Budget(NamedTuple):
@@ -48,8 +48,10 @@ class Budget(NamedTuple):
     seconds: float  # wall-clock cap per move (safety net)
     depth: int = 64  # iterative deepening stops after this depth
     noise: float = 0.0  # Gaussian noise on root values, in seeds (weak levels)
+    evaluation: str = "basic"  # the family's evaluation (``engine.search.EVALUATIONS``)
 
 
+EXPERT_NODES = {"kalah": 60_000, "oware": 60_000, "bao": 20_000}
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
     # Kalah's noise is four times Oware's: its evaluation once counted a seed as one, not four,
@@ -58,22 +60,25 @@ BUDGETS: dict[str, dict[str, Budget]] = {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=12.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=4.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["kalah"], seconds=6.0, evaluation="expert"),
     },
     "oware": {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=3.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=1.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["oware"], seconds=6.0, evaluation="expert"),
     },
     "bao": {
         "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=8.0),
         "intermediate": Budget(nodes=300, seconds=1.0, depth=2, noise=1.5),
         "advanced": Budget(nodes=5_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["bao"], seconds=6.0, evaluation="expert"),
     },
 }
 HINT: dict[str, Budget] = {
-    "kalah": Budget(nodes=60_000, seconds=0.5),
-    "oware": Budget(nodes=40_000, seconds=0.5),
-    "bao": Budget(nodes=10_000, seconds=0.5),
+    "kalah": Budget(nodes=60_000, seconds=0.5, evaluation="expert"),
+    "oware": Budget(nodes=40_000, seconds=0.5, evaluation="expert"),
+    "bao": Budget(nodes=10_000, seconds=0.5, evaluation="expert"),
 }
 
 
@@ -83,6 +88,12 @@ def family(game: Any) -> str:
     if name not in BUDGETS:
         raise TypeError(f"no computer player for {game!r}")
     return name
+
+
+def prepare(game: Any) -> None:
+    """Build what the expert level and the hint need once per process (Kalah's endgame
+    table, about 2 s of CPU): a host or a bench may pay it before the first move."""
+    search.tree(game, game.start(), "expert")
 
 
 def choose(
@@ -174,6 +185,10 @@ def _search(
     moves = game.legal_moves(state)
     if not moves:
         raise ValueError("no legal move: the game is over")
+    if len(moves) == 1:
+        return moves[0], None
+    tree = search.tree(game, state, budget.evaluation)  # before the clock: a first Kalah
+    # expert tree builds the endgame table (seconds, once per process)
     deadline = time.perf_counter() + budget.seconds
 
     def expired() -> bool:
@@ -181,9 +196,6 @@ def _search(
             pause()
         return time.perf_counter() > deadline
 
-    if len(moves) == 1:
-        return moves[0], None
-    tree = search.tree(game, state)
     rng = random.Random(seed)
     result = search.alphabeta(tree, budget.nodes, expired, budget.depth, rng, budget.noise)
     if result.move not in moves:  # never expected: the search plays the rules' own moves

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import kalah as K
+from engine.search import kalah_table
 from engine.search.alphabeta import WIN, won
 from engine.search.tree import Kid, Noisy, Plain
 from engine.sowing import OVER
@@ -93,3 +94,70 @@ def _final(y: int, p: int) -> int:
     """The value of finished board ``y`` for player ``p``."""
     a, c = y >> S0 & 255, y >> S1 & 255
     return won(c - a if p else a - c)
+
+
+# The expert evaluation's weights, in quarter seeds (tuned by mini-matches, ``engine.ai``):
+# store difference, seeds on one's own side, pits whose seeds reach the store exactly (an
+# extra turn waiting) for the mover and for the opponent, and the largest capture each side
+# threatens (seeds that would go to its store by one sowing).
+WEIGHTS = (4, 1, 2, 2, 2, 1)
+
+
+class KalahExpertTree(KalahTree):
+    """Kalah for the expert level and the hint: the endgame table (``kalah_table``) where it
+    is valid, and an evaluation with more of the position than the stores (``WEIGHTS``)."""
+
+    def __init__(self, game: K.Kalah, state: K.KalahState) -> None:
+        super().__init__(game, state)
+        self.total = game.total
+        self.table = kalah_table.table(game.empty_capture, kalah_table.SEEDS)
+        self.rows: dict[bytes, tuple[int, int, tuple[int, ...]]] = {}
+
+    def settled(self, x: int) -> int | None:
+        if x >> S0 & 255 > self.half or x >> S1 & 255 > self.half:
+            return super().evaluate(x)
+        if self.table.fits(x, self.total):
+            return self.exact(x)
+        return None
+
+    def exact(self, x: int) -> int:
+        """The value of a board in the table: its final margin with perfect play."""
+        a, c = x >> S0 & 255, x >> S1 & 255
+        return won((c - a if x & 1 else a - c) + self.table.future(x))
+
+    def evaluate(self, x: int) -> int:
+        a, c = x >> S0 & 255, x >> S1 & 255
+        half = self.half
+        if a > half or c > half:
+            return super().evaluate(x)
+        if self.table.fits(x, self.total):
+            return self.exact(x)
+        data = x.to_bytes(15, "little")
+        if x & 1:
+            mine, theirs, store = data[8:14], data[1:7], c - a
+        else:
+            mine, theirs, store = data[1:7], data[8:14], a - c
+        rows = self.rows
+        m = rows.get(mine) or self._row(mine)
+        t = rows.get(theirs) or self._row(theirs)
+        w = WEIGHTS
+        ec = self.empty_capture
+        threat = max((theirs[5 - j] + 1 for j in m[2] if theirs[5 - j] or ec), default=0)
+        risk = max((mine[5 - j] + 1 for j in t[2] if mine[5 - j] or ec), default=0)
+        return (
+            w[0] * store
+            + w[1] * (m[0] - t[0])
+            + w[2] * m[1]
+            - w[3] * t[1]
+            + w[5] * threat
+            - w[4] * risk
+        )
+
+    def _row(self, row: bytes) -> tuple[int, int, tuple[int, ...]]:
+        """One side's seeds, its pits that reach the store exactly, and the empty pits of
+        that side its own sowing can end in (capture squares), by row index."""
+        extra = sum(1 for k in range(6) if row[k] == 6 - k)
+        lands = tuple(j for j in range(6) if not row[j] and any(row[i] == j - i for i in range(j)))
+        out = (sum(row), extra, lands)
+        self.rows[row] = out
+        return out

@@ -71,3 +71,49 @@ class OwareTree(Plain):
             self.path = self.stack.pop()
         else:
             self.path.discard(y)
+
+
+# The expert evaluation's weights, in quarter seeds: captured difference, seeds on one's own
+# side, the largest capture the mover can make at once and the largest the opponent threatens
+# (pits of one or two seeds in reach of a sowing's last seed, O6), and pits of 12 or more
+# seeds (a kroo, which laps the board) on each side.
+WEIGHTS = (4, 1, 2, 3, 2)
+
+
+class OwareExpertTree(OwareTree):
+    """Oware for the expert level and the hint: the basic evaluation plus capture threats
+    and big pits (``WEIGHTS``)."""
+
+    def evaluate(self, x: int) -> int:
+        data = x.to_bytes(15, "little")
+        if x & 1:
+            mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
+        else:
+            mine, theirs, store = data[1:7], data[7:13], data[13] - data[14]
+        w = WEIGHTS
+        return (
+            w[0] * store
+            + w[1] * (sum(mine) - sum(theirs))
+            + w[2] * _threat(mine, theirs)
+            - w[3] * _threat(theirs, mine)
+            + w[4] * (sum(1 for v in mine if v >= 12) - sum(1 for v in theirs if v >= 12))
+        )
+
+
+def _threat(mover: bytes, other: bytes) -> int:
+    """The most seeds one sowing of ``mover``'s row (fewer than 12 seeds) captures from
+    ``other``'s row (O6; the grand slam, O7, and laps are left out)."""
+    best = 0
+    for i in range(6):
+        n = mover[i]
+        land = i + n - 6
+        if n and 0 <= land < 6:
+            taken = 0
+            for k in range(land, -1, -1):  # every pit up to the last one got a seed
+                v = other[k] + 1
+                if v != 2 and v != 3:
+                    break
+                taken += v
+            if taken > best:
+                best = taken
+    return best

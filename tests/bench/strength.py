@@ -61,7 +61,7 @@ import engine
 from engine import ai, search
 
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
-PAIRS = ["beginner:intermediate", "intermediate:advanced"]
+PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
 
 
 def load(spec: str) -> Any:
@@ -125,6 +125,7 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
 def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     spec, lower, upper, index, opening_plies, bench_seed, max_plies = task
     game = load(spec)
+    ai.prepare(game)  # not timed: built once per process
     state = opening(game, opening_plies, f"{bench_seed}/{spec}/{index // 2}")  # not hash():
     # str hashes differ per process
     upper_side = (game.to_move(state) + index) % 2  # the pair plays each opening both ways
@@ -174,6 +175,7 @@ def latency(profiles: list[str], count: int) -> None:
     )
     for spec in profiles:
         game = load(spec)
+        ai.prepare(game)
         rng = random.Random(f"latency/{spec}")
         states = []
         while len(states) < count:  # plain random games: no blunder filter needed here
