@@ -10,9 +10,15 @@ principal-variation windows at the root, a transposition table and move ordering
 family's own fast path (``engine.search.TREES``, chosen by ``game.family``). A Kalah extra turn
 keeps the same player (no sign flip, no depth spent) and a quiescence search follows extra turns
 and captures past the horizon; Oware's repetition rule is followed along every line searched.
-Evaluation: Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the
-captured difference plus the difference of seeds on each side; Bao, seeds owned (board and hand)
-weigh 4, front-row seeds 1. For Bao, UCT with random playouts (``tests/bench/uct.py``) was
+Evaluation (``Budget.evaluation``, ``engine.search.TREES``): *basic* for the first three levels
+— Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the captured
+difference plus the difference of seeds on each side; Bao, seeds owned (board and hand) weigh
+4, front-row seeds 1 — and *expert* for the expert level and the hint: Kalah adds the seeds on
+each side and the largest capture the opponent threatens (which the quiescence search, following
+only the mover's captures, does not see), and values every board of at most 10 seeds exactly
+from an endgame table (``engine.search.kalah_table``, built once per process at first use);
+Oware adds capture threats both ways and big pits; Bao adds contact between the front rows and
+mobility (each family's ``WEIGHTS``). For Bao, UCT with random playouts (``tests/bench/uct.py``) was
 measured against the alpha-beta at about the same CPU time per move and lost in every profile
 (``tests/bench/strength.py --bao-mcts 80``, 100 games each: alpha-beta scored 99 % in
 Kiswahili, 70 % in Kujifunza, 97 % in Nakakamado A), so the levels use alpha-beta.
@@ -51,7 +57,7 @@ class Budget(NamedTuple):
     evaluation: str = "basic"  # the family's evaluation (``engine.search.EVALUATIONS``)
 
 
-EXPERT_NODES = {"kalah": 60_000, "oware": 60_000, "bao": 20_000}
+EXPERT_NODES = {"kalah": 60_000, "oware": 40_000, "bao": 15_000}
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
     # Kalah's noise is four times Oware's: its evaluation once counted a seed as one, not four,

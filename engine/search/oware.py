@@ -10,11 +10,12 @@ exactly as the real game would.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from engine import oware as O
 from engine.search.alphabeta import won
-from engine.search.tree import Kid, Plain
+from engine.search.tree import Kid, Noisy, Plain
 from engine.sowing import OVER
 
 SCORES = O.SCORES  # b >> SCORES: both score trays
@@ -78,11 +79,29 @@ class OwareTree(Plain):
 # (pits of one or two seeds in reach of a sowing's last seed, O6), and pits of 12 or more
 # seeds (a kroo, which laps the board) on each side.
 WEIGHTS = (4, 1, 2, 3, 2)
+QUIESCE = 4  # plies of captures followed past the horizon
 
 
 class OwareExpertTree(OwareTree):
     """Oware for the expert level and the hint: the basic evaluation plus capture threats
-    and big pits (``WEIGHTS``)."""
+    and big pits (``WEIGHTS``), and a quiescence search of captures (``QUIESCE`` plies)."""
+
+    quiesce = QUIESCE
+
+    def noisy(self, x: int) -> Iterator[Noisy]:
+        """Captures and moves that end the game (a capture cannot repeat a position, O11)."""
+        p = x & 1
+        st = T1 if p else T0
+        before = x >> st & 255
+        play, scratch = O.play_packed, self.scratch
+        for i in O.moves_packed(x):
+            scratch.clear()
+            c = play(x, i, scratch)
+            if c & OVER:
+                a, n = c >> T0 & 255, c >> T1 & 255
+                yield c, won(n - a if p else a - n), False
+            elif c >> st & 255 > before:
+                yield c, None, False
 
     def evaluate(self, x: int) -> int:
         data = x.to_bytes(15, "little")

@@ -36,7 +36,8 @@ move of the upper level, mean/max; no move hit a wall-clock cap):
     bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
     bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
 
-Games run in ``--jobs`` worker processes. A game still going after ``--max-plies`` plies is
+Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
+as it ends, so a run stopped early still leaves its games. A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
 """
 
@@ -234,6 +235,9 @@ def main() -> None:
     )
     ap.add_argument("--json", help="append one line of results per pairing to this file")
     ap.add_argument(
+        "--log", help="append one line per game to this file (a long run's partial results)"
+    )
+    ap.add_argument(
         "--latency",
         type=int,
         default=0,
@@ -247,11 +251,11 @@ def main() -> None:
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
-    tasks = [
+    tasks = [  # game by game across the pairings: a run stopped early has some of each
         (spec, lo, up, i, args.opening, args.seed, args.max_plies)
+        for i in range(args.games)
         for spec in args.profiles
         for lo, up in pairs
-        for i in range(args.games)
     ]
     print(
         f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
@@ -271,6 +275,9 @@ def main() -> None:
         for r in pool.imap_unordered(play_game, tasks, chunksize=1):
             key = (r["spec"], r["pair"])
             results[key].append(r)
+            if args.log:
+                with open(args.log, "a") as f:
+                    f.write(json.dumps(r) + "\n")
             if len(results[key]) == expected[key]:
                 report(key, results[key], args.json)
     print(f"# done in {time.time() - t0:.0f} s", flush=True)
