@@ -39,6 +39,7 @@ Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import random
 import sys
@@ -240,6 +241,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--factor", type=float, default=1.0, help="MCTS's CPU per move over ours")
     ap.add_argument("--check", type=int, default=200, help="random games to cross-check")
+    ap.add_argument("--log", help="append one line of JSON per game to this file, as it ends")
     args = ap.parse_args()
     if pyspiel is None:
         print(
@@ -264,7 +266,12 @@ def main() -> None:
         t0 = time.time()
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(args.jobs) as pool:
-            results = list(pool.imap_unordered(play_game, tasks, chunksize=1))
+            results = []
+            for r in pool.imap_unordered(play_game, tasks, chunksize=1):
+                results.append(r)
+                if args.log:
+                    with open(args.log, "a") as f:
+                        f.write(json.dumps({**r, "sims": sims, "level": args.level}) + "\n")
         pts = [r["points"] for r in results]
         w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
         ours = [t for r in results for t in r["ours"]]
