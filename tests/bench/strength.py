@@ -12,7 +12,9 @@ a seed drawn from the game and ply. The score is the upper level's points (win 1
 game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
 the wall-clock mean, and how many moves hit the level's wall-clock cap (none should: the node
-budget is meant to bind first, which is what keeps a level deterministic).
+budget is meant to bind first, which is what keeps a level deterministic). ``--no-cap`` lifts
+the caps to 600 s, for a host that stops the bench now and then (a stopped process's wall
+clock runs on, and a cap that binds there makes a move weaker and irreproducible).
 
 ``--bao-mcts N`` instead plays, per Bao profile, the advanced alpha-beta against UCT with
 random playouts (``tests/bench/uct.py``) given ``N`` playouts per move (pick ``N`` so both use
@@ -163,6 +165,13 @@ def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     }
 
 
+def _lift_caps() -> None:
+    """``--no-cap``: every level's wall-clock cap 600 s, in this worker."""
+    for levels in ai.BUDGETS.values():
+        for level, budget in levels.items():
+            levels[level] = budget._replace(seconds=600.0)
+
+
 def _cap(game: Any, level: str) -> float:
     return ai.BUDGETS[ai.family(game)][level].seconds
 
@@ -235,6 +244,11 @@ def main() -> None:
     )
     ap.add_argument("--json", help="append one line of results per pairing to this file")
     ap.add_argument(
+        "--no-cap",
+        action="store_true",
+        help="wall-clock caps of 600 s (on a host that pauses the bench, so no cap binds)",
+    )
+    ap.add_argument(
         "--log", help="append one line per game to this file (a long run's partial results)"
     )
     ap.add_argument(
@@ -271,7 +285,7 @@ def main() -> None:
     expected = {(spec, f"{lo}:{up}"): args.games for spec in args.profiles for lo, up in pairs}
     t0 = time.time()
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(args.jobs) as pool:
+    with ctx.Pool(args.jobs, _lift_caps if args.no_cap else None) as pool:
         for r in pool.imap_unordered(play_game, tasks, chunksize=1):
             key = (r["spec"], r["pair"])
             results[key].append(r)
