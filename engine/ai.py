@@ -66,19 +66,19 @@ BUDGETS: dict[str, dict[str, Budget]] = {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=12.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=4.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
-        "expert": Budget(nodes=EXPERT_NODES["kalah"], seconds=6.0, evaluation="expert"),
+        "expert": Budget(nodes=EXPERT_NODES["kalah"], seconds=10.0, evaluation="expert"),
     },
     "oware": {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=3.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=1.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
-        "expert": Budget(nodes=EXPERT_NODES["oware"], seconds=6.0, evaluation="expert"),
+        "expert": Budget(nodes=EXPERT_NODES["oware"], seconds=10.0, evaluation="expert"),
     },
     "bao": {
         "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=8.0),
         "intermediate": Budget(nodes=300, seconds=1.0, depth=2, noise=1.5),
         "advanced": Budget(nodes=5_000, seconds=2.0),
-        "expert": Budget(nodes=EXPERT_NODES["bao"], seconds=6.0, evaluation="expert"),
+        "expert": Budget(nodes=EXPERT_NODES["bao"], seconds=10.0, evaluation="expert"),
     },
 }
 # The hint searches with the expert evaluation; its nodes are fewer than before it had one
