@@ -30,11 +30,12 @@ root moves. Determinism holds while the node budget, not the cap, stops the sear
 machine (2 cores, shared) the advanced level takes 24–64 ms of CPU per move on average
 (worst 127 ms) against a 2 s cap, and the hint 77–131 ms (worst 269 ms) against 0.5 s
 (``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
-host; a search the cap stops is still a good move, just not a reproducible one. There is no
-fourth, stronger level: ten times advanced's nodes (150,000, about 190 ms a move) scored 71 %
-against advanced in Kalah over 100 games, too close to the 70 % a level must show over the one
-below to claim, and showing it for every game at 200 games a pairing would take hours of this
-machine's CPU.
+host; a search the cap stops is still a good move, just not a reproducible one.
+
+The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
+in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
+Its first Kalah move in a process also builds the endgame table (about 2 s of CPU, before the
+clock starts; ``prepare`` does it ahead). STRENGTH
 """
 
 from __future__ import annotations

@@ -80,11 +80,11 @@ class BaoTree(Plain):
         return (tuple(b), hands[0], hands[1], owned[0], owned[1], p, block)
 
 
-# The expert evaluation's weights: seeds owned and front-row seeds (as ``BaoTree``), then, in
-# the front rows, the seeds the mover faces with a non-empty pit of its own (what a capture
-# could take) and the mover's seeds so faced, the largest of each; last, pits holding two or
-# more seeds (those a move in the mtaji stage may start from), each side's.
-WEIGHTS = (4, 1, 1, 1, 1)
+# The expert evaluation's weights, added to ``BaoTree``'s: in the front rows, the seeds the
+# mover faces with a non-empty pit of its own (what a capture could take) and the mover's seeds
+# so faced, the largest of each; then pits holding two or more seeds (those a move in the mtaji
+# stage may start from), each side's.
+WEIGHTS = (1, 1, 1)
 
 
 class BaoExpertTree(BaoTree):
@@ -92,11 +92,9 @@ class BaoExpertTree(BaoTree):
     front rows and mobility (``WEIGHTS``)."""
 
     def evaluate(self, node: Node) -> int:
-        b, hands, _, p, _ = node
+        b, _, _, p, _ = node
         mine = p << 4
         theirs = mine ^ 16
-        own = sum(b[mine : mine + 16]) + hands[p]
-        other = sum(b[theirs : theirs + 16]) + hands[1 - p]
         front, ofront = b[mine : mine + 8], b[theirs : theirs + 8]
         take = risk = 0
         for k in range(8):  # front pit k faces the opponent's front pit 7 - k
@@ -105,12 +103,6 @@ class BaoExpertTree(BaoTree):
                 take = max(take, t)
                 risk = max(risk, m)
         movable = sum(1 for v in b[mine : mine + 16] if v > 1)
-        omovable = sum(1 for v in b[theirs : theirs + 16] if v > 1)
+        movable -= sum(1 for v in b[theirs : theirs + 16] if v > 1)
         w = WEIGHTS
-        return (
-            w[0] * (own - other)
-            + w[1] * (sum(front) - sum(ofront))
-            + w[2] * take
-            - w[3] * risk
-            + w[4] * (movable - omovable)
-        )
+        return super().evaluate(node) + w[0] * take - w[1] * risk + w[2] * movable

@@ -6,14 +6,17 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_ai import positions
 
 import engine
 from engine import ai
 from engine import kalah as K
 from engine import oware as O
+from engine.search import bao as SB
 from engine.search import kalah as SK
 from engine.search import kalah_table
 from engine.search import oware as SO
+from engine.search.bao import BaoExpertTree, BaoTree
 from engine.search.kalah import KalahExpertTree
 from engine.search.oware import OwareExpertTree, _threat
 
@@ -30,25 +33,12 @@ def small_table(monkeypatch):
     monkeypatch.setattr(kalah_table, "SEEDS", 8)
 
 
-def _midgame(game, plies: int, seed: int):
-    rng = random.Random(seed)
-    while True:
-        state = game.start()
-        for _ in range(plies):
-            moves = game.legal_moves(state)
-            if not moves:
-                break
-            state = game.play(state, rng.choice(moves))
-        if len(game.legal_moves(state)) > 1:
-            return state
-
-
 @pytest.mark.parametrize(
     ("profile", "options"), PROFILES, ids=[f"{p}{o or ''}" for p, o in PROFILES]
 )
 def test_expert_plays_legal_moves_the_same_for_a_seed(profile, options):
     game = engine.load(profile, **options)
-    state = _midgame(game, 12, seed=len(profile))
+    state = positions(game, 2, seed=len(profile))[1]
     move = ai.choose(game, state, "expert", seed=3)
     assert move in game.legal_moves(state)
     assert ai.choose(game, state, "expert", seed=3) == move
@@ -140,3 +130,18 @@ def test_oware_expert_threats():
     tree = OwareExpertTree(game, state)
     w = SO.WEIGHTS
     assert tree.evaluate(tree.root) == w[0] * 0 + w[1] * (8 - 4) + w[2] * 2 - w[3] * 3
+
+
+def test_bao_expert_features():
+    # South's front pit ring 0 (3 seeds) faces North's front ring 23 (5 seeds): contact,
+    # 5 seeds South could take and 3 it could lose; ring 2 (1) faces an empty pit. Pits of two
+    # or more seeds: South's ring 0 and a back pit (2), North's ring 23: one more for South.
+    game = engine.load("bao-kiswahili")
+    tree = BaoExpertTree(game, game.start())
+    b = [0] * 32
+    b[0], b[2], b[10], b[23], b[30] = 3, 1, 2, 5, 1
+    node = (b, [0, 0], [False, False], 0, -1)
+    basic = 4 * (6 - 6) + (4 - 5)
+    assert BaoTree.evaluate(tree, node) == basic
+    w = SB.WEIGHTS
+    assert tree.evaluate(node) == basic + w[0] * 5 - w[1] * 3 + w[2] * (2 - 1)
