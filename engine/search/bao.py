@@ -9,6 +9,7 @@ Move ordering: winning moves first, then by the evaluation of the child. Evaluat
 its winner (no margin: Bao keeps no score) and 0 after a safety stop (N8); a player with no
 legal move loses (B14, K6). UCT with random playouts was measured against this search at about
 the same CPU time a move and lost in every profile (``engine.ai`` docstring).
+``BaoExpertTree`` (the expert level and the hint) adds front-row contact and mobility.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class BaoTree(Plain):
 # The expert evaluation's weights, added to ``BaoTree``'s: in the front rows, the seeds the
 # mover faces with a non-empty pit of its own (what a capture could take) and the mover's seeds
 # so faced, the largest of each; then pits holding two or more seeds (those a move in the mtaji
-# stage may start from), each side's.
+# stage may start from), each side's. Set by judgement, not tuned by matches (no CPU was left).
 WEIGHTS = (1, 1, 1)
 
 

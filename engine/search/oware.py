@@ -5,7 +5,8 @@ difference of seeds on each side, in quarter seeds. The repetition rule (O11) de
 path, not only the board: the tree keeps the set of boards since the last capture (the game's
 own, ``Oware.seen``, at the root, then the line searched, through ``enter``/``leave``) and,
 when a capture-free move lands on one of them, lets ``play_packed`` end the game by O11
-exactly as the real game would.
+exactly as the real game would. ``OwareExpertTree`` (the expert level and the hint) adds capture
+threats and big pits to the evaluation (``WEIGHTS``) and follows captures past the horizon.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ class OwareTree(Plain):
 # The expert evaluation's weights, in quarter seeds: captured difference, seeds on one's own
 # side, the largest capture the mover can make at once and the largest the opponent threatens
 # (pits of one or two seeds in reach of a sowing's last seed, O6), and pits of 12 or more
-# seeds (a kroo, which laps the board) on each side.
+# seeds (a kroo, which laps the board) on each side. Set by judgement, not tuned: the mini-match
+# run meant for them did not fit this machine's shared CPU (``engine.ai`` has the level's score).
 WEIGHTS = (4, 1, 2, 3, 2)
 QUIESCE = 4  # plies of captures followed past the horizon
 
