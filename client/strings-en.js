@@ -21,6 +21,7 @@ export const EN = {
   "level.beginner": "Beginner",
   "level.intermediate": "Intermediate",
   "level.advanced": "Advanced",
+  "level.expert": "Expert",
   "start.side": "Your side",
   "side.south": "South (moves first)",
   "side.north": "North (moves second)",

@@ -21,6 +21,7 @@ export const JA = {
   "level.beginner": "初級",
   "level.intermediate": "中級",
   "level.advanced": "上級",
+  "level.expert": "達人",
   "start.side": "あなたの側",
   "side.south": "南（先手）",
   "side.north": "北（後手）",

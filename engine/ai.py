@@ -10,9 +10,15 @@ principal-variation windows at the root, a transposition table and move ordering
 family's own fast path (``engine.search.TREES``, chosen by ``game.family``). A Kalah extra turn
 keeps the same player (no sign flip, no depth spent) and a quiescence search follows extra turns
 and captures past the horizon; Oware's repetition rule is followed along every line searched.
-Evaluation: Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the
-captured difference plus the difference of seeds on each side; Bao, seeds owned (board and hand)
-weigh 4, front-row seeds 1. For Bao, UCT with random playouts (``tests/bench/uct.py``) was
+Evaluation (``Budget.evaluation``, ``engine.search.TREES``): *basic* for the first three levels
+— Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the captured
+difference plus the difference of seeds on each side; Bao, seeds owned (board and hand) weigh
+4, front-row seeds 1 — and *expert* for the expert level and the hint: Kalah adds the seeds on
+each side and the largest capture the opponent threatens (which the quiescence search, following
+only the mover's captures, does not see), and values every board of at most 10 seeds exactly
+from an endgame table (``engine.search.kalah_table``, built once per process at first use);
+Oware adds capture threats both ways and big pits; Bao adds contact between the front rows and
+mobility (each family's ``WEIGHTS``). For Bao, UCT with random playouts (``tests/bench/uct.py``) was
 measured against the alpha-beta at about the same CPU time per move and lost in every profile
 (``tests/bench/strength.py --bao-mcts 80``, 100 games each: alpha-beta scored 99 % in
 Kiswahili, 70 % in Kujifunza, 97 % in Nakakamado A), so the levels use alpha-beta.
@@ -24,11 +30,12 @@ root moves. Determinism holds while the node budget, not the cap, stops the sear
 machine (2 cores, shared) the advanced level takes 24–64 ms of CPU per move on average
 (worst 127 ms) against a 2 s cap, and the hint 77–131 ms (worst 269 ms) against 0.5 s
 (``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
-host; a search the cap stops is still a good move, just not a reproducible one. There is no
-fourth, stronger level: ten times advanced's nodes (150,000, about 190 ms a move) scored 71 %
-against advanced in Kalah over 100 games, too close to the 70 % a level must show over the one
-below to claim, and showing it for every game at 200 games a pairing would take hours of this
-machine's CPU.
+host; a search the cap stops is still a good move, just not a reproducible one.
+
+The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
+in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
+Its first Kalah move in a process also builds the endgame table (about 2 s of CPU, before the
+clock starts; ``prepare`` does it ahead). STRENGTH
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from typing import Any, NamedTuple
 
 from engine import search
 
-LEVELS = ("beginner", "intermediate", "advanced")
+LEVELS = ("beginner", "intermediate", "advanced", "expert")
 
 
 class Budget(NamedTuple):
@@ -48,8 +55,10 @@ class Budget(NamedTuple):
     seconds: float  # wall-clock cap per move (safety net)
     depth: int = 64  # iterative deepening stops after this depth
     noise: float = 0.0  # Gaussian noise on root values, in seeds (weak levels)
+    evaluation: str = "basic"  # the family's evaluation (``engine.search.EVALUATIONS``)
 
 
+EXPERT_NODES = {"kalah": 150_000, "oware": 100_000, "bao": 15_000}
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
     # Kalah's noise is four times Oware's: its evaluation once counted a seed as one, not four,
@@ -58,22 +67,27 @@ BUDGETS: dict[str, dict[str, Budget]] = {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=12.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=4.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["kalah"], seconds=10.0, evaluation="expert"),
     },
     "oware": {
         "beginner": Budget(nodes=400, seconds=0.5, depth=2, noise=3.0),
         "intermediate": Budget(nodes=1_000, seconds=1.0, depth=4, noise=1.0),
         "advanced": Budget(nodes=15_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["oware"], seconds=10.0, evaluation="expert"),
     },
     "bao": {
         "beginner": Budget(nodes=200, seconds=0.5, depth=1, noise=8.0),
         "intermediate": Budget(nodes=300, seconds=1.0, depth=2, noise=1.5),
         "advanced": Budget(nodes=5_000, seconds=2.0),
+        "expert": Budget(nodes=EXPERT_NODES["bao"], seconds=10.0, evaluation="expert"),
     },
 }
+# The hint searches with the expert evaluation; its nodes are fewer than before it had one
+# (60,000 / 40,000 in Kalah / Oware), as each node costs more, to stay within the same time.
 HINT: dict[str, Budget] = {
-    "kalah": Budget(nodes=60_000, seconds=0.5),
-    "oware": Budget(nodes=40_000, seconds=0.5),
-    "bao": Budget(nodes=10_000, seconds=0.5),
+    "kalah": Budget(nodes=40_000, seconds=0.5, evaluation="expert"),
+    "oware": Budget(nodes=30_000, seconds=0.5, evaluation="expert"),
+    "bao": Budget(nodes=10_000, seconds=0.5, evaluation="expert"),
 }
 
 
@@ -83,6 +97,12 @@ def family(game: Any) -> str:
     if name not in BUDGETS:
         raise TypeError(f"no computer player for {game!r}")
     return name
+
+
+def prepare(game: Any) -> None:
+    """Build what the expert level and the hint need once per process (Kalah's endgame
+    table, about 2 s of CPU): a host or a bench may pay it before the first move."""
+    search.tree(game, game.start(), "expert")
 
 
 def choose(
@@ -174,6 +194,10 @@ def _search(
     moves = game.legal_moves(state)
     if not moves:
         raise ValueError("no legal move: the game is over")
+    if len(moves) == 1:
+        return moves[0], None
+    tree = search.tree(game, state, budget.evaluation)  # before the clock: a first Kalah
+    # expert tree builds the endgame table (seconds, once per process)
     deadline = time.perf_counter() + budget.seconds
 
     def expired() -> bool:
@@ -181,9 +205,6 @@ def _search(
             pause()
         return time.perf_counter() > deadline
 
-    if len(moves) == 1:
-        return moves[0], None
-    tree = search.tree(game, state)
     rng = random.Random(seed)
     result = search.alphabeta(tree, budget.nodes, expired, budget.depth, rng, budget.noise)
     if result.move not in moves:  # never expected: the search plays the rules' own moves

@@ -17,7 +17,7 @@ from server import __version__
 from server import protocol as P
 
 RoomMode = Literal["friend", "computer", "local"]
-Level = Literal["beginner", "intermediate", "advanced"]
+Level = Literal["beginner", "intermediate", "advanced", "expert"]
 
 
 class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):

@@ -23,7 +23,7 @@ import engine
 from server import protocol as P
 
 Mode = Literal["friend", "computer", "local"]
-LEVELS = ("beginner", "intermediate", "advanced")
+LEVELS = ("beginner", "intermediate", "advanced", "expert")
 
 
 class Refused(Exception):

@@ -9,6 +9,7 @@ Move ordering: winning moves first, then by the evaluation of the child. Evaluat
 its winner (no margin: Bao keeps no score) and 0 after a safety stop (N8); a player with no
 legal move loses (B14, K6). UCT with random playouts was measured against this search at about
 the same CPU time a move and lost in every profile (``engine.ai`` docstring).
+``BaoExpertTree`` (the expert level and the hint) adds front-row contact and mobility.
 """
 
 from __future__ import annotations
@@ -78,3 +79,31 @@ class BaoTree(Plain):
     def key(self, node: Node) -> Hashable:
         b, hands, owned, p, block = node
         return (tuple(b), hands[0], hands[1], owned[0], owned[1], p, block)
+
+
+# The expert evaluation's weights, added to ``BaoTree``'s: in the front rows, the seeds the
+# mover faces with a non-empty pit of its own (what a capture could take) and the mover's seeds
+# so faced, the largest of each; then pits holding two or more seeds (those a move in the mtaji
+# stage may start from), each side's. Set by judgement, not tuned by matches (no CPU was left).
+WEIGHTS = (1, 1, 1)
+
+
+class BaoExpertTree(BaoTree):
+    """Bao for the expert level and the hint: the basic evaluation plus contact between the
+    front rows and mobility (``WEIGHTS``)."""
+
+    def evaluate(self, node: Node) -> int:
+        b, _, _, p, _ = node
+        mine = p << 4
+        theirs = mine ^ 16
+        front, ofront = b[mine : mine + 8], b[theirs : theirs + 8]
+        take = risk = 0
+        for k in range(8):  # front pit k faces the opponent's front pit 7 - k
+            m, t = front[k], ofront[7 - k]
+            if m and t:
+                take = max(take, t)
+                risk = max(risk, m)
+        movable = sum(1 for v in b[mine : mine + 16] if v > 1)
+        movable -= sum(1 for v in b[theirs : theirs + 16] if v > 1)
+        w = WEIGHTS
+        return super().evaluate(node) + w[0] * take - w[1] * risk + w[2] * movable

@@ -12,7 +12,9 @@ a seed drawn from the game and ply. The score is the upper level's points (win 1
 game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
 the wall-clock mean, and how many moves hit the level's wall-clock cap (none should: the node
-budget is meant to bind first, which is what keeps a level deterministic).
+budget is meant to bind first, which is what keeps a level deterministic). ``--no-cap`` lifts
+the caps to 600 s, for a host that stops the bench now and then (a stopped process's wall
+clock runs on, and a cap that binds there makes a move weaker and irreproducible).
 
 ``--bao-mcts N`` instead plays, per Bao profile, the advanced alpha-beta against UCT with
 random playouts (``tests/bench/uct.py``) given ``N`` playouts per move (pick ``N`` so both use
@@ -36,7 +38,8 @@ move of the upper level, mean/max; no move hit a wall-clock cap):
     bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
     bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
 
-Games run in ``--jobs`` worker processes. A game still going after ``--max-plies`` plies is
+Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
+as it ends, so a run stopped early still leaves its games. A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
 """
 
@@ -61,7 +64,7 @@ import engine
 from engine import ai, search
 
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
-PAIRS = ["beginner:intermediate", "intermediate:advanced"]
+PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
 
 
 def load(spec: str) -> Any:
@@ -125,6 +128,7 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
 def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     spec, lower, upper, index, opening_plies, bench_seed, max_plies = task
     game = load(spec)
+    ai.prepare(game)  # not timed: built once per process
     state = opening(game, opening_plies, f"{bench_seed}/{spec}/{index // 2}")  # not hash():
     # str hashes differ per process
     upper_side = (game.to_move(state) + index) % 2  # the pair plays each opening both ways
@@ -161,6 +165,13 @@ def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
     }
 
 
+def _lift_caps() -> None:
+    """``--no-cap``: every level's wall-clock cap 600 s, in this worker."""
+    for levels in ai.BUDGETS.values():
+        for level, budget in levels.items():
+            levels[level] = budget._replace(seconds=600.0)
+
+
 def _cap(game: Any, level: str) -> float:
     return ai.BUDGETS[ai.family(game)][level].seconds
 
@@ -174,6 +185,7 @@ def latency(profiles: list[str], count: int) -> None:
     )
     for spec in profiles:
         game = load(spec)
+        ai.prepare(game)
         rng = random.Random(f"latency/{spec}")
         states = []
         while len(states) < count:  # plain random games: no blunder filter needed here
@@ -232,6 +244,14 @@ def main() -> None:
     )
     ap.add_argument("--json", help="append one line of results per pairing to this file")
     ap.add_argument(
+        "--no-cap",
+        action="store_true",
+        help="wall-clock caps of 600 s (on a host that pauses the bench, so no cap binds)",
+    )
+    ap.add_argument(
+        "--log", help="append one line per game to this file (a long run's partial results)"
+    )
+    ap.add_argument(
         "--latency",
         type=int,
         default=0,
@@ -245,11 +265,11 @@ def main() -> None:
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
-    tasks = [
+    tasks = [  # game by game across the pairings: a run stopped early has some of each
         (spec, lo, up, i, args.opening, args.seed, args.max_plies)
+        for i in range(args.games)
         for spec in args.profiles
         for lo, up in pairs
-        for i in range(args.games)
     ]
     print(
         f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
@@ -265,10 +285,13 @@ def main() -> None:
     expected = {(spec, f"{lo}:{up}"): args.games for spec in args.profiles for lo, up in pairs}
     t0 = time.time()
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(args.jobs) as pool:
+    with ctx.Pool(args.jobs, _lift_caps if args.no_cap else None) as pool:
         for r in pool.imap_unordered(play_game, tasks, chunksize=1):
             key = (r["spec"], r["pair"])
             results[key].append(r)
+            if args.log:
+                with open(args.log, "a") as f:
+                    f.write(json.dumps(r) + "\n")
             if len(results[key]) == expected[key]:
                 report(key, results[key], args.json)
     print(f"# done in {time.time() - t0:.0f} s", flush=True)

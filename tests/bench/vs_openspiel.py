@@ -1,7 +1,7 @@
 """The advanced level against DeepMind OpenSpiel's MCTS bot, in Kalah and Oware.
 
     /work/ospvenv/bin/python tests/bench/vs_openspiel.py [--games 200] [--jobs 2]
-        [--games-list kalah oware] [--sims auto|N] [--level advanced]
+        [--games-list kalah oware] [--sims auto|N] [--level advanced] [--factor 1]
 
 OpenSpiel is not a dependency of nyumba: install it in a separate virtualenv together with
 msgspec (the engine's one import) and run this file with that Python, e.g.
@@ -12,9 +12,9 @@ repository is put on ``sys.path`` here, so ``engine`` imports from the working t
 The opponent is OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) with a C++ random-rollout evaluator
 (``pyspiel.RandomRolloutEvaluator``, one rollout per leaf), UCT constant 2 and solving on, as
 in OpenSpiel's own ``examples/mcts.py``. ``--sims auto`` sets its simulation count so that its
-CPU time per move matches ours: it times the advanced level on positions from a few random
-games, times the bot on the same positions, and scales. Both sides' CPU time per move over the
-match is printed, so the match of times can be checked.
+CPU time per move matches ours (``--factor F``: F times ours): it times the level on positions
+from a few random games, times the bot on the same positions, and scales. Both sides' CPU time
+per move over the match is printed, so the match of times can be checked.
 
 Games: OpenSpiel's ``mancala`` is Kalah (six pits, four seeds, capture only opposite a
 non-empty pit, the game ends when a side is empty and each side keeps its own seeds): our
@@ -39,6 +39,7 @@ Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import random
 import sys
@@ -163,10 +164,12 @@ def sample_positions(profile: str, count: int, seed: int) -> list[list[int]]:
     return out
 
 
-def calibrate(profile: str, level: str, seed: int) -> tuple[int, float, float]:
-    """(simulations, our CPU s/move, bot CPU s/simulation) on sampled positions."""
+def calibrate(profile: str, level: str, seed: int, factor: float) -> tuple[int, float, float]:
+    """(simulations for ``factor`` times our CPU, our CPU s/move, bot CPU s/simulation) on
+    sampled positions."""
     game = engine.load(profile)
     og, bot = make_bot(profile, 2000, seed)
+    ai.prepare(game)  # not timed: built once per process
     ours = theirs = 0.0
     sims = 0
     for k, moves in enumerate(sample_positions(profile, 24, seed)):
@@ -182,13 +185,17 @@ def calibrate(profile: str, level: str, seed: int) -> tuple[int, float, float]:
         theirs += time.process_time() - t
         sims += 2000
     per_move, per_sim = ours / 24, theirs / sims
-    return max(1, round(per_move / per_sim)), per_move, per_sim
+    return max(1, round(factor * per_move / per_sim)), per_move, per_sim
 
 
-def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
-    profile, level, sims, index, seed = task
+def play_game(task: tuple[str, str, int, int, int, bool]) -> dict[str, Any]:
+    profile, level, sims, index, seed, no_cap = task
     game = engine.load(profile)
+    if no_cap:  # a host that stops the bench: a stopped process's wall clock runs on
+        budgets = ai.BUDGETS[ai.family(game)]
+        budgets[level] = budgets[level]._replace(seconds=600.0)
     og, bot = make_bot(profile, sims, (seed * 1_000_003 + index) & 0x7FFFFFFF)
+    ai.prepare(game)  # not timed: built once per process
     rng = random.Random(f"{seed}/{profile}/{index // 2}")  # not hash(): per-process for str
     state, s = game.start(), og.new_initial_state()
     for _ in range(2):  # the pair's opening
@@ -235,7 +242,10 @@ def main() -> None:
     ap.add_argument("--sims", default="auto")
     ap.add_argument("--level", default="advanced")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--factor", type=float, default=1.0, help="MCTS's CPU per move over ours")
     ap.add_argument("--check", type=int, default=200, help="random games to cross-check")
+    ap.add_argument("--no-cap", action="store_true", help="our wall-clock cap 600 s")
+    ap.add_argument("--log", help="append one line of JSON per game to this file, as it ends")
     args = ap.parse_args()
     if pyspiel is None:
         print(
@@ -247,20 +257,25 @@ def main() -> None:
         if args.check:
             check(profile, args.check, args.seed)
         if args.sims == "auto":
-            sims, per_move, per_sim = calibrate(profile, args.level, args.seed)
+            sims, per_move, per_sim = calibrate(profile, args.level, args.seed, args.factor)
             print(
                 f"# {profile}: {args.level} takes {1000 * per_move:.1f} ms CPU per move on "
                 f"sampled positions; MCTS {1e6 * per_sim:.1f} µs CPU per simulation: "
-                f"{sims} simulations",
+                f"{sims} simulations ({args.factor:g} x our CPU)",
                 flush=True,
             )
         else:
             sims = int(args.sims)
-        tasks = [(profile, args.level, sims, i, args.seed) for i in range(args.games)]
+        tasks = [(profile, args.level, sims, i, args.seed, args.no_cap) for i in range(args.games)]
         t0 = time.time()
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(args.jobs) as pool:
-            results = list(pool.imap_unordered(play_game, tasks, chunksize=1))
+            results = []
+            for r in pool.imap_unordered(play_game, tasks, chunksize=1):
+                results.append(r)
+                if args.log:
+                    with open(args.log, "a") as f:
+                        f.write(json.dumps({**r, "sims": sims, "level": args.level}) + "\n")
         pts = [r["points"] for r in results]
         w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
         ours = [t for r in results for t in r["ours"]]
