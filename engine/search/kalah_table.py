@@ -23,8 +23,9 @@ block plus ``mover's rank × rows of the other's count + other's rank``. Values 
 (the seeds only change the total; ``KalahTable.fits`` checks the board's seed count).
 
 Size and time on this machine (Python 3.11, one core of two, shared): ``SEEDS = 10``, the
-default: 646,646 boards (646 KB of values), built in about 2 s of CPU once per process at first
-use (``table``), which the first expert move or hint of a Kalah game in a process pays; 12 seeds
+default: 646,646 boards (646 KB of values), built in about 2 s of CPU; it is shipped built
+(``engine/data/kalah-table-10.zlib``, 140 KB) and read in about 15 ms once per process at first
+use (``table``), so the first expert move or hint of a Kalah game does not wait; 12 seeds
 would be 2.7 M boards in 9 s, 14 seeds 9.7 M boards in about 40 s: too long a first wait for a
 player.
 """
@@ -33,7 +34,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import zlib
 from math import comb
+from pathlib import Path
 
 from engine import kalah as K
 from engine.sowing import OVER
@@ -62,7 +65,9 @@ def _rows(most: int) -> tuple[dict[bytes, tuple[int, int]], list[list[list[bytes
 class KalahTable:
     """The future margin of every board of at most ``seeds`` seeds (the module docstring)."""
 
-    def __init__(self, seeds: int = SEEDS, empty_capture: bool = False) -> None:
+    def __init__(
+        self, seeds: int = SEEDS, empty_capture: bool = False, values: bytes | None = None
+    ) -> None:
         self.seeds, self.empty_capture = seeds, empty_capture
         self.rank, groups = _rows(seeds)
         count = [comb(s + 5, 5) for s in range(seeds + 1)]
@@ -73,6 +78,11 @@ class KalahTable:
             for mine in range(s + 1):
                 self.base[mine, s - mine] = size
                 size += count[mine] * count[s - mine]
+        if values is not None:  # as built before (``write``)
+            if len(values) != size:
+                raise ValueError(f"a table of {len(values)} boards; {size} expected")
+            self.values = bytearray(values)
+            return
         self.values = bytearray([UNKNOWN]) * size
         self._build(groups)
 
@@ -125,7 +135,22 @@ class KalahTable:
                                 values[index(row, other)] = best + 128
 
 
+# The default table as shipped (zlib, 140 KB): read in milliseconds where building it takes
+# seconds, so a server's first Kalah hint or expert move does not wait for it. ``write`` makes
+# it; tests/engine/test_expert.py checks it against a fresh build.
+SHIPPED_SEEDS = 10
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / f"kalah-table-{SHIPPED_SEEDS}.zlib"
+
+
 @functools.cache
 def table(empty_capture: bool = False, seeds: int = SEEDS) -> KalahTable:
-    """The table for ``empty_capture`` and ``seeds``, built once per process at first use."""
+    """The table for ``empty_capture`` and ``seeds``: the shipped one, or built once per
+    process at first use."""
+    if not empty_capture and seeds == SHIPPED_SEEDS and SHIPPED.is_file():
+        return KalahTable(seeds, empty_capture, zlib.decompress(SHIPPED.read_bytes()))
     return KalahTable(seeds, empty_capture)
+
+
+def write(path: Path = SHIPPED) -> None:
+    """Build the shipped table and write it where ``table`` reads it."""
+    path.write_bytes(zlib.compress(bytes(KalahTable(SHIPPED_SEEDS, False).values), 9))

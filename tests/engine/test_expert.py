@@ -145,3 +145,10 @@ def test_bao_expert_features():
     assert BaoTree.evaluate(tree, node) == basic
     w = SB.WEIGHTS
     assert tree.evaluate(node) == basic + w[0] * 5 - w[1] * 3 + w[2] * (2 - 1)
+
+
+def test_the_shipped_kalah_table_is_the_one_the_code_builds():
+    assert kalah_table.SHIPPED.is_file()
+    shipped = kalah_table.table(False, kalah_table.SHIPPED_SEEDS)  # read from engine/data
+    built = kalah_table.KalahTable(kalah_table.SHIPPED_SEEDS, False)
+    assert shipped.values == built.values
