@@ -13,8 +13,9 @@ game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time pe
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
 the wall-clock mean, how many of the openings the upper level won with both sides and how
 many split one game each (the same side winning both: an opening that decides the game
-whatever the levels, as most do in Bao la Kujifunza), and how many moves hit the level's wall-clock cap (none should: the node
-budget is meant to bind first, which is what keeps a level deterministic). ``--no-cap`` lifts
+whatever the levels, as most do in Bao la Kujifunza), and how many moves hit the level's
+wall-clock cap (none should: the node budget is meant to bind first, which is what keeps a
+level deterministic). ``--no-cap`` lifts
 the caps to 600 s, for a host that stops the bench now and then (a stopped process's wall
 clock runs on, and a cap that binds there makes a move weaker and irreproducible).
 
