@@ -41,6 +41,17 @@ move of the upper level, mean/max; no move hit a wall-clock cap):
     bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
     bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
 
+Expert against advanced (``--pairs advanced:expert --no-cap``, seed 1, one job), stopped by the
+session's clock well short of 200 games; CPU ms a move of the upper level, mean/max:
+
+    kalah             advanced:expert   72 games   52-2-18   73.6 %  241/894
+    oware             advanced:expert   72 games   59-3-10   84.0 %  390/867
+    bao-kiswahili     advanced:expert   71 games   55-0-16   77.5 %  247/603
+    bao-kujifunza     advanced:expert   71 games   37-0-34   52.1 %  137/512
+    bao-nakakamado-a  advanced:expert   71 games   55-0-16   77.5 %  239/588
+
+(Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.)
+
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games. A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
