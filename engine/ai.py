@@ -30,7 +30,8 @@ root moves. Determinism holds while the node budget, not the cap, stops the sear
 machine (2 cores, shared) the advanced level takes 24–64 ms of CPU per move on average
 (worst 127 ms) against a 2 s cap (``tests/bench/strength.py --latency``), and the hint, with
 the expert evaluation, 54–161 ms (worst 257 ms) against 0.5 s (20 positions a profile), so
-the cap binds only on an overloaded host; a search the cap stops is still a good move, just not a reproducible one.
+the cap binds only on an overloaded host; a search the cap stops is still a good move, just
+not a reproducible one.
 
 The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
 in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
@@ -48,7 +49,7 @@ CPU ms a move mean/max (expert | advanced):
 
 In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in both games
 (each level won its half): from four random plies that game is mostly decided before either
-level moves, so no level can show 70 % there under this protocol. Nodes per second on this
+level moves, and a stronger level gains little there under this protocol. Nodes per second on this
 host, one core: Kalah about 300,000 with the expert evaluation (590,000 basic), Oware about
 190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
 (``tests/bench/vs_openspiel.py --level expert``): Kalah 60 games 49-1-10, 82.5 % (MCTS at 234–239
