@@ -28,14 +28,33 @@ depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: h
 levels err) and a wall-clock cap, ``seconds``, as a safety net. The seed also orders equal
 root moves. Determinism holds while the node budget, not the cap, stops the search. On this
 machine (2 cores, shared) the advanced level takes 24–64 ms of CPU per move on average
-(worst 127 ms) against a 2 s cap, and the hint 77–131 ms (worst 269 ms) against 0.5 s
-(``tests/bench/strength.py --latency``), so the cap binds only on a badly overloaded
-host; a search the cap stops is still a good move, just not a reproducible one.
+(worst 127 ms) against a 2 s cap (``tests/bench/strength.py --latency``), and the hint, with
+the expert evaluation, 54–161 ms (worst 257 ms) against 0.5 s (20 positions a profile), so
+the cap binds only on an overloaded host; a search the cap stops is still a good move, just
+not a reproducible one.
 
 The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
 in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
 Its first Kalah move in a process also builds the endgame table (about 2 s of CPU, before the
-clock starts; ``prepare`` does it ahead). STRENGTH
+clock starts; ``prepare`` does it ahead). Measured in games (``tests/bench/strength.py --pairs
+advanced:expert --no-cap``, seed 1, one job on this shared 2-core host, a run stopped by the
+session's clock: the gate of 200 games a pairing was *not* reached), expert against advanced,
+CPU ms a move mean/max (expert | advanced):
+
+    kalah             72 games  52-2-18  73.6 %   241/894 | 21/85
+    oware             72 games  59-3-10  84.0 %   390/867 | 36/206
+    bao-kiswahili     71 games  55-0-16  77.5 %   247/603 | 53/161
+    bao-kujifunza     71 games  37-0-34  52.1 %   137/512 | 36/139
+    bao-nakakamado-a  71 games  55-0-16  77.5 %   239/588 | 52/156
+
+In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in both games
+(each level won its half): from four random plies that game is mostly decided before either
+level moves, and a stronger level gains little there under this protocol. Nodes per second on this
+host, one core: Kalah about 300,000 with the expert evaluation (590,000 basic), Oware about
+190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
+(``tests/bench/vs_openspiel.py --level expert``): Kalah 60 games 49-1-10, 82.5 % (MCTS at 234–239
+ms a move to expert's 169–208), Oware 20 games 16-1-3, 82.5 % (MCTS 318 ms to 408); with MCTS
+given ten times expert's CPU by calibration, Kalah 6 games 5-0-1 and Oware 4 games 4-0-0.
 """
 
 from __future__ import annotations

@@ -11,8 +11,11 @@ immediate win are left out, see ``opening``). Every move is ``engine.ai.choose``
 a seed drawn from the game and ply. The score is the upper level's points (win 1, draw ½) per
 game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
-the wall-clock mean, and how many moves hit the level's wall-clock cap (none should: the node
-budget is meant to bind first, which is what keeps a level deterministic). ``--no-cap`` lifts
+the wall-clock mean, how many of the openings the upper level won with both sides and how
+many split one game each (the same side winning both: an opening that decides the game
+whatever the levels, as most do in Bao la Kujifunza), and how many moves hit the level's
+wall-clock cap (none should: the node budget is meant to bind first, which is what keeps a
+level deterministic). ``--no-cap`` lifts
 the caps to 600 s, for a host that stops the bench now and then (a stopped process's wall
 clock runs on, and a cap that binds there makes a move weaker and irreproducible).
 
@@ -37,6 +40,17 @@ move of the upper level, mean/max; no move hit a wall-clock cap):
     bao-kujifunza     intermediate:advanced   169-0-31   84.5 %   34.6/112
     bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
     bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
+
+Expert against advanced (``--pairs advanced:expert --no-cap``, seed 1, one job), stopped by the
+session's clock well short of 200 games; CPU ms a move of the upper level, mean/max:
+
+    kalah             advanced:expert   72 games   52-2-18   73.6 %  241/894
+    oware             advanced:expert   72 games   59-3-10   84.0 %  390/867
+    bao-kiswahili     advanced:expert   71 games   55-0-16   77.5 %  247/603
+    bao-kujifunza     advanced:expert   71 games   37-0-34   52.1 %  137/512
+    bao-nakakamado-a  advanced:expert   71 games   55-0-16   77.5 %  239/588
+
+(Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.)
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games. A game still going after ``--max-plies`` plies is
@@ -162,6 +176,7 @@ def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
         "wall": wall,
         "capped": capped,
         "upper_side": upper_side,
+        "index": index,
     }
 
 
@@ -315,11 +330,17 @@ def report(key: tuple[str, str], games: list[dict[str, Any]], path: str | None) 
         return 1000 * sum(cpu) / len(cpu), 1000 * max(cpu), 1000 * sum(wall) / len(wall)
 
     tl, tu = times(lower), times(upper)
+    by_opening: dict[int, float] = defaultdict(float)
+    for g in games:
+        by_opening[g["index"] // 2] += g["points"]
+    both = sum(1 for v in by_opening.values() if v == 2.0)
+    split = sum(1 for v in by_opening.values() if v == 1.0)
     print(
         f"{spec:18} {pair:24} {len(games):5} {f'{w}-{d}-{lo}':>11} {score:5.1f}% "
         f"{plies:5.0f} {capped:6}  {tl[0]:.1f}/{tl[1]:.0f} ({tl[2]:.1f}) | "
         f"{tu[0]:.1f}/{tu[1]:.0f} ({tu[2]:.1f})"
-        + (f"  [{unfinished} stopped at the ply limit]" if unfinished else ""),
+        + (f"  [{unfinished} stopped at the ply limit]" if unfinished else "")
+        + f"  openings won both ways {both}, split {split} of {len(by_opening)}",
         flush=True,
     )
     if path:

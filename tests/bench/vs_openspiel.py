@@ -34,6 +34,16 @@ Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
 
     kalah  9,371 simulations: W-D-L 154-5-41, 78.2 %; CPU ms/move ours 19.2, MCTS 20.2
     oware  2,160 simulations: W-D-L 188-2-10, 94.5 %; CPU ms/move ours 46.3, MCTS 36.4
+
+The expert level (``--level expert --no-cap``, one job, short runs on a shared host; the
+calibration times expert on sampled positions, where it thinks longer than in a game, so MCTS
+got somewhat more CPU than expert, not less):
+
+    kalah  131,007 simulations, seed 1: 30 games 23-0-7, 76.7 %; CPU ms/move ours 169, MCTS 239
+    kalah  118,550 simulations, seed 2: 30 games 26-1-3, 88.3 %; CPU ms/move ours 208, MCTS 234
+    oware   23,641 simulations, seed 1: 20 games 16-1-3, 82.5 %; CPU ms/move ours 408, MCTS 318
+    kalah  1,344,336 simulations (--factor 10): 6 games 5-0-1; CPU ms/move ours 143, MCTS 2,042
+    oware    229,273 simulations (--factor 10): 4 games 4-0-0; CPU ms/move ours 421, MCTS 3,649
 """
 
 from __future__ import annotations
