@@ -16,7 +16,7 @@ difference plus the difference of seeds on each side; Bao, seeds owned (board an
 4, front-row seeds 1 — and *expert* for the expert level and the hint: Kalah adds the seeds on
 each side and the largest capture the opponent threatens (which the quiescence search, following
 only the mover's captures, does not see), and values every board of at most 10 seeds exactly
-from an endgame table (``engine.search.kalah_table``, built once per process at first use);
+from an endgame table (``engine.search.kalah_table``, shipped built and read at first use);
 Oware adds capture threats both ways and big pits; Bao adds contact between the front rows and
 mobility (each family's ``WEIGHTS``). For Bao, UCT with random playouts (``tests/bench/uct.py``) was
 measured against the alpha-beta at about the same CPU time per move and lost in every profile
@@ -35,8 +35,8 @@ not a reproducible one.
 
 The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
 in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
-Its first Kalah move in a process also builds the endgame table (about 2 s of CPU, before the
-clock starts; ``prepare`` does it ahead). Measured in games (``tests/bench/strength.py --pairs
+Its first Kalah move in a process also reads the endgame table (about 15 ms; built, where the
+shipped file is missing, in about 2 s of CPU), before the clock starts; ``prepare`` does it ahead. Measured in games (``tests/bench/strength.py --pairs
 advanced:expert --no-cap``, seed 1, one job on this shared 2-core host, a run stopped by the
 session's clock: the gate of 200 games a pairing was *not* reached), expert against advanced,
 CPU ms a move mean/max (expert | advanced):
@@ -119,8 +119,9 @@ def family(game: Any) -> str:
 
 
 def prepare(game: Any) -> None:
-    """Build what the expert level and the hint need once per process (Kalah's endgame
-    table, about 2 s of CPU): a host or a bench may pay it before the first move."""
+    """Load what the expert level and the hint need once per process (Kalah's endgame
+    table: read in about 15 ms, or built in about 2 s without the shipped file): a host or a
+    bench may pay it before the first move."""
     search.tree(game, game.start(), "expert")
 
 
@@ -216,7 +217,7 @@ def _search(
     if len(moves) == 1:
         return moves[0], None
     tree = search.tree(game, state, budget.evaluation)  # before the clock: a first Kalah
-    # expert tree builds the endgame table (seconds, once per process)
+    # expert tree loads the endgame table (once per process)
     deadline = time.perf_counter() + budget.seconds
 
     def expired() -> bool:
