@@ -37,8 +37,9 @@ The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in 
 in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
 Its first Kalah move in a process also reads the endgame table (about 15 ms; built, where the
 shipped file is missing, in about 2 s of CPU), before the clock starts; ``prepare`` does it
-ahead. Measured in games (``tests/bench/strength.py --pairs advanced:expert --no-cap``, seed 1, one job on this shared 2-core host, a run stopped by the
-session's clock: the gate of 200 games a pairing was *not* reached), expert against advanced,
+ahead. Measured in games (``tests/bench/strength.py --pairs advanced:expert --no-cap``, seed 1,
+one job on this shared 2-core host, a run stopped by the session's clock: the gate of 200 games
+a pairing was *not* reached), expert against advanced,
 CPU ms a move mean/max (expert | advanced):
 
     kalah             72 games  52-2-18  73.6 %   241/894 | 21/85
