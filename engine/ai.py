@@ -53,9 +53,10 @@ In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in 
 level moves, and a stronger level gains little there under this protocol. Nodes per second on this
 host, one core: Kalah about 300,000 with the expert evaluation (590,000 basic), Oware about
 190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
-(``tests/bench/vs_openspiel.py --level expert``): Kalah 60 games 49-1-10, 82.5 % (MCTS at 234–239
-ms a move to expert's 169–208), Oware 20 games 16-1-3, 82.5 % (MCTS 318 ms to 408); with MCTS
-given ten times expert's CPU by calibration, Kalah 6 games 5-0-1 and Oware 4 games 4-0-0.
+(``tests/bench/vs_openspiel.py --level expert``): Kalah 60 games 49-1-10, 82.5 % (MCTS at
+234–239 ms a move to expert's 169–208), Oware 32 games 23-1-8, 73.4 % (MCTS 318–337 ms to
+408–420); with MCTS given ten times expert's CPU by calibration, Kalah 6 games 5-0-1 and
+Oware 4 games 4-0-0.
 """
 
 from __future__ import annotations

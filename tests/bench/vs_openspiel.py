@@ -42,6 +42,7 @@ got somewhat more CPU than expert, not less):
     kalah  131,007 simulations, seed 1: 30 games 23-0-7, 76.7 %; CPU ms/move ours 169, MCTS 239
     kalah  118,550 simulations, seed 2: 30 games 26-1-3, 88.3 %; CPU ms/move ours 208, MCTS 234
     oware   23,641 simulations, seed 1: 20 games 16-1-3, 82.5 %; CPU ms/move ours 408, MCTS 318
+    oware   22,041 simulations, seed 2: 12 games 7-0-5, 58.3 %; CPU ms/move ours 420, MCTS 337
     kalah  1,344,336 simulations (--factor 10): 6 games 5-0-1; CPU ms/move ours 143, MCTS 2,042
     oware    229,273 simulations (--factor 10): 4 games 4-0-0; CPU ms/move ours 421, MCTS 3,649
 """
