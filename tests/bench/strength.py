@@ -73,9 +73,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import uct
+from openings import Opening, balanced, fingerprint
 
 import engine
-from engine import ai, search
+from engine import ai
 
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
 PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
@@ -96,41 +97,6 @@ def load(spec: str) -> Any:
     return engine.load(name, **options)
 
 
-def opening(game: Any, plies: int, seed: str) -> Any:
-    """A live position ``plies`` random moves from the start (redrawn if a game ends).
-
-    Each move is drawn among those that do not lose by force within a short search
-    (``_hangs``): in Bao la Kujifunza a game can end on the third ply, and a random blunder
-    there decides the game for whichever side gets it, whatever the levels. Where no move
-    loses by force (in practice every opening of Kalah, Oware and Bao from K1's start) this is
-    a plain uniform draw.
-    """
-    rng = random.Random(seed)
-    while True:
-        state = game.start()
-        for _ in range(plies):
-            moves = game.legal_moves(state)
-            if not moves:
-                break
-            safe = [m for m in moves if not _hangs(game, state, m)]
-            state = game.play(state, rng.choice(safe or moves))
-        if game.legal_moves(state):
-            return state
-
-
-def _hangs(game: Any, state: Any, move: Any) -> bool:
-    """Does ``move`` lose by force within a short search (3,000 nodes)?"""
-    me = game.to_move(state)
-    after = game.play(state, move)
-    out = game.outcome(after)
-    if out is not None:
-        return out.winner == 1 - me
-    if game.to_move(after) == me:
-        return False  # a Kalah extra turn: never a blunder at once
-    _, result = ai.analyse(game, after, ai.Budget(nodes=3_000, seconds=60.0), 0)
-    return result is not None and result.value >= search.WIN
-
-
 def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     if who.startswith("mcts"):
         n = int(who.split("=")[1])
@@ -139,25 +105,39 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     return ai.choose(game, state, who, seed)
 
 
-def play_game(task: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
-    spec, lower, upper, index, opening_plies, bench_seed, max_plies = task
+def make_opening(task: tuple[str, int, int, int, float, int]) -> tuple[int, Opening]:
+    """Opening ``k`` of a run (its pair of games shares it): see ``openings.balanced``."""
+    spec, k, plies, bench_seed, within, nodes = task
+    game = load(spec)
+    # the seed string as before openings could be balanced: a run with --balance 0 replays
+    # the openings of earlier runs (not hash(): str hashes differ per process)
+    return k, balanced(game, plies, f"{bench_seed}/{spec}/{k}", within, nodes)
+
+
+def play_game(task: tuple[str, str, str, int, list[Any], int, int]) -> dict[str, Any]:
+    spec, lower, upper, index, moves, bench_seed, max_plies = task
     game = load(spec)
     ai.prepare(game)  # not timed: built once per process
-    state = opening(game, opening_plies, f"{bench_seed}/{spec}/{index // 2}")  # not hash():
-    # str hashes differ per process
+    state = game.start()
+    for m in moves:
+        state = game.play(state, m)
     upper_side = (game.to_move(state) + index) % 2  # the pair plays each opening both ways
     names = {upper_side: upper, 1 - upper_side: lower}
-    cpu: dict[str, list[float]] = {lower: [], upper: []}
-    wall: dict[str, list[float]] = {lower: [], upper: []}
+    cpu: dict[str, list[float]] = {lower: [0.0, 0, 0.0], upper: [0.0, 0, 0.0]}  # sum, n, max
+    wall: dict[str, float] = {lower: 0.0, upper: 0.0}
     capped = {lower: 0, upper: 0}
     plies = 0
     while game.legal_moves(state) and plies < max_plies:
         who = names[game.to_move(state)]
         c0, w0 = time.process_time(), time.perf_counter()
         move = player_move(game, state, who, (bench_seed * 1_000_003 + index) * 4096 + plies)
-        cpu[who].append(time.process_time() - c0)
-        wall[who].append(time.perf_counter() - w0)
-        if not who.startswith("mcts") and wall[who][-1] >= _cap(game, who):
+        c, w = time.process_time() - c0, time.perf_counter() - w0
+        tally = cpu[who]
+        tally[0] += c
+        tally[1] += 1
+        tally[2] = max(tally[2], c)
+        wall[who] += w
+        if not who.startswith("mcts") and w >= _cap(game, who):
             capped[who] += 1
         state = game.play(state, move)
         plies += 1
@@ -267,6 +247,18 @@ def main() -> None:
         "--log", help="append one line per game to this file (a long run's partial results)"
     )
     ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="count the --log's games of this engine and run settings; play only the rest",
+    )
+    ap.add_argument(
+        "--balance",
+        type=float,
+        default=0.0,
+        help="keep only openings a search values within this many seeds of even (openings.py)",
+    )
+    ap.add_argument("--balance-nodes", type=int, default=100_000)
+    ap.add_argument(
         "--latency",
         type=int,
         default=0,
@@ -280,35 +272,72 @@ def main() -> None:
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
-    tasks = [  # game by game across the pairings: a run stopped early has some of each
-        (spec, lo, up, i, args.opening, args.seed, args.max_plies)
-        for i in range(args.games)
-        for spec in args.profiles
-        for lo, up in pairs
-    ]
+    engine_id = fingerprint()
+    run = {"seed": args.seed, "opening": args.opening, "balance": args.balance}
+    results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    done: set[tuple[str, str, int]] = set()
+    if args.resume and args.log and Path(args.log).exists():
+        for line in Path(args.log).read_text().splitlines():
+            g = json.loads(line)
+            if g.get("engine") == engine_id and g.get("run") == run:
+                key = (g["spec"], g["pair"], g["index"])
+                if key not in done and g["index"] < args.games:
+                    done.add(key)
+                    results[g["spec"], g["pair"]].append(g)
     print(
-        f"# {len(tasks)} games, {args.jobs} jobs, opening {args.opening} random plies, "
-        f"seed {args.seed}",
+        f"# engine {engine_id}; opening {args.opening} random plies"
+        + (f", balanced within {args.balance:g} seeds" if args.balance else "")
+        + f"; seed {args.seed}; {len(done)} games from the log",
         flush=True,
     )
+    tasks_open = [
+        (spec, k, args.opening, args.seed, args.balance, args.balance_nodes)
+        for spec in args.profiles
+        for k in range((args.games + 1) // 2)
+        if any((spec, f"{lo}:{up}", i) not in done for lo, up in pairs for i in (2 * k, 2 * k + 1))
+    ]
     print(
         f"{'profile':18} {'pair':24} {'games':>5} {'W-D-L':>11} {'score':>6} "
         f"{'plies':>5} {'capped':>6}  cpu ms/move mean/max (wall mean), lower | upper",
         flush=True,
     )
-    results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     expected = {(spec, f"{lo}:{up}"): args.games for spec in args.profiles for lo, up in pairs}
+    for key, games in results.items():
+        if len(games) == expected.get(key):
+            report(key, games, args.json)
     t0 = time.time()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.jobs, _lift_caps if args.no_cap else None) as pool:
+        found: dict[tuple[str, int], Opening] = {}
+        for task, (k, op) in zip(
+            tasks_open, pool.imap(make_opening, tasks_open, chunksize=1), strict=True
+        ):
+            found[task[0], k] = op
+        if args.balance and found:
+            draws = [op.draws for op in found.values()]
+            print(
+                f"# {len(found)} openings balanced within {args.balance:g} seeds; "
+                f"{sum(draws)} drawn ({max(draws)} at most for one)",
+                flush=True,
+            )
+        tasks = [  # game by game across the pairings: a run stopped early has some of each
+            (spec, lo, up, i, found[spec, i // 2].moves, args.seed, args.max_plies)
+            for i in range(args.games)
+            for spec in args.profiles
+            for lo, up in pairs
+            if (spec, f"{lo}:{up}", i) not in done
+        ]
         for r in pool.imap_unordered(play_game, tasks, chunksize=1):
             key = (r["spec"], r["pair"])
             results[key].append(r)
             if args.log:
                 with open(args.log, "a") as f:
-                    f.write(json.dumps(r) + "\n")
+                    f.write(json.dumps({**r, "engine": engine_id, "run": run}) + "\n")
             if len(results[key]) == expected[key]:
                 report(key, results[key], args.json)
+    for key, games in results.items():
+        if len(games) < expected[key]:
+            report(key, games, args.json)
     print(f"# done in {time.time() - t0:.0f} s", flush=True)
 
 
@@ -323,11 +352,12 @@ def report(key: tuple[str, str], games: list[dict[str, Any]], path: str | None) 
     unfinished = sum(g["unfinished"] for g in games)
 
     def times(level: str) -> tuple[float, float, float]:
-        cpu = [t for g in games for t in g["cpu"][level]]
-        wall = [t for g in games for t in g["wall"][level]]
-        if not cpu:
+        n = sum(g["cpu"][level][1] for g in games)
+        if not n:
             return 0.0, 0.0, 0.0
-        return 1000 * sum(cpu) / len(cpu), 1000 * max(cpu), 1000 * sum(wall) / len(wall)
+        cpu = sum(g["cpu"][level][0] for g in games)
+        wall = sum(g["wall"][level] for g in games)
+        return 1000 * cpu / n, 1000 * max(g["cpu"][level][2] for g in games), 1000 * wall / n
 
     tl, tu = times(lower), times(upper)
     by_opening: dict[int, float] = defaultdict(float)

@@ -59,11 +59,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 try:
     import pyspiel
 except ImportError:  # pragma: no cover - depends on the machine
     pyspiel = None
+
+from openings import balanced, fingerprint
 
 import engine
 from engine import ai
@@ -199,33 +202,58 @@ def calibrate(profile: str, level: str, seed: int, factor: float) -> tuple[int, 
     return max(1, round(factor * per_move / per_sim)), per_move, per_sim
 
 
-def play_game(task: tuple[str, str, int, int, int, bool]) -> dict[str, Any]:
-    profile, level, sims, index, seed, no_cap = task
+# Per worker process: CPU seconds and moves (ours) or simulations (MCTS's) so far in the
+# match, from which each game's simulation count is set (``--match``).
+SPENT = {"ours": [0.0, 0], "bot": [0.0, 0]}
+
+
+def simulations(start: int, factor: float) -> int:
+    """The simulations for MCTS's next game: ``factor`` times our CPU per move so far, at
+    MCTS's CPU per simulation so far (``start`` until both have moved)."""
+    (ours, moves), (bot, sims) = SPENT["ours"], SPENT["bot"]
+    if not moves or not sims or not bot:
+        return start
+    return max(1, round(factor * (ours / moves) / (bot / sims)))
+
+
+def set_level(level: str, nodes: int, evaluation: str, no_cap: bool) -> None:
+    """``--nodes``/``--evaluation``/``--no-cap``: this worker's budget for ``level``."""
+    for budgets in ai.BUDGETS.values():
+        b = budgets[level]
+        budgets[level] = b._replace(
+            nodes=nodes or b.nodes,
+            evaluation=evaluation or b.evaluation,
+            seconds=600.0 if no_cap else b.seconds,
+        )
+
+
+def play_game(task: tuple[str, str, int, float, int, int, list[int]]) -> dict[str, Any]:
+    profile, level, start, factor, index, seed, opening = task
     game = engine.load(profile)
-    if no_cap:  # a host that stops the bench: a stopped process's wall clock runs on
-        budgets = ai.BUDGETS[ai.family(game)]
-        budgets[level] = budgets[level]._replace(seconds=600.0)
+    sims = simulations(start, factor) if factor > 0 else start
     og, bot = make_bot(profile, sims, (seed * 1_000_003 + index) & 0x7FFFFFFF)
     ai.prepare(game)  # not timed: built once per process
-    rng = random.Random(f"{seed}/{profile}/{index // 2}")  # not hash(): per-process for str
     state, s = game.start(), og.new_initial_state()
-    for _ in range(2):  # the pair's opening
-        m = rng.choice(game.legal_moves(state))
+    for m in opening:  # the pair's opening
         state = game.play(state, m)
         s.apply_action(to_osp(profile, m))
     ours_side = (game.to_move(state) + index) % 2
-    t_ours: list[float] = []
-    t_bot: list[float] = []
+    spent = {"ours": [0.0, 0, 0.0], "bot": [0.0, 0, 0.0]}  # CPU s, moves, max
     plies = 0
     while game.legal_moves(state):
         t = time.process_time()
         if game.to_move(state) == ours_side:
             move = ai.choose(game, state, level, (seed * 1_000_003 + index) * 4096 + plies)
-            t_ours.append(time.process_time() - t)
+            who = "ours"
         else:
             action = bot.step(s)
-            t_bot.append(time.process_time() - t)
             move = from_osp(profile, action, s.current_player())
+            who = "bot"
+        t = time.process_time() - t
+        tally = spent[who]
+        tally[0] += t
+        tally[1] += 1
+        tally[2] = max(tally[2], t)
         state = game.play(state, move)
         s.apply_action(to_osp(profile, move))
         plies += 1
@@ -234,15 +262,27 @@ def play_game(task: tuple[str, str, int, int, int, bool]) -> dict[str, Any]:
             raise AssertionError(f"engines disagree: {game.describe(state)} / {s}")
     o = game.outcome(state)
     assert result_matches(game, state, s)
+    SPENT["ours"][0] += spent["ours"][0]
+    SPENT["ours"][1] += spent["ours"][1]
+    SPENT["bot"][0] += spent["bot"][0]
+    SPENT["bot"][1] += spent["bot"][1] * sims
     points = 0.5 if o.winner is None else 1.0 if o.winner == ours_side else 0.0
     return {
         "profile": profile,
+        "index": index,
         "points": points,
         "plies": plies,
-        "ours": t_ours,
-        "bot": t_bot,
+        "ours": spent["ours"],
+        "bot": spent["bot"],
+        "sims": sims,
         "side": ours_side,
     }
+
+
+def make_opening(task: tuple[str, int, int, int, float]) -> tuple[int, list[int]]:
+    profile, k, plies, seed, within = task
+    game = engine.load(profile)
+    return k, balanced(game, plies, f"{seed}/{profile}/{k}", within).moves
 
 
 def main() -> None:
@@ -252,11 +292,25 @@ def main() -> None:
     ap.add_argument("--games-list", nargs="+", default=["kalah", "oware"])
     ap.add_argument("--sims", default="auto")
     ap.add_argument("--level", default="advanced")
+    ap.add_argument("--nodes", type=int, default=0, help="the level's node budget instead")
+    ap.add_argument("--evaluation", default="", help="the level's evaluation instead")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--factor", type=float, default=1.0, help="MCTS's CPU per move over ours")
+    ap.add_argument(
+        "--match",
+        action="store_true",
+        help="set each game's simulations from both sides' CPU so far in the match",
+    )
+    ap.add_argument("--opening", type=int, default=2, help="random plies before the game")
+    ap.add_argument(
+        "--balance", type=float, default=0.0, help="openings within this many seeds of even"
+    )
     ap.add_argument("--check", type=int, default=200, help="random games to cross-check")
     ap.add_argument("--no-cap", action="store_true", help="our wall-clock cap 600 s")
     ap.add_argument("--log", help="append one line of JSON per game to this file, as it ends")
+    ap.add_argument(
+        "--resume", action="store_true", help="count the --log's games of this engine and run"
+    )
     args = ap.parse_args()
     if pyspiel is None:
         print(
@@ -264,46 +318,83 @@ def main() -> None:
             "install it in a separate venv with msgspec and run this file with that Python"
         )
         return
+    engine_id = fingerprint()
     for profile in args.games_list:
-        if args.check:
+        run = {
+            "profile": profile,
+            "level": args.level,
+            "nodes": args.nodes,
+            "evaluation": args.evaluation,
+            "seed": args.seed,
+            "factor": args.factor,
+            "match": args.match,
+            "opening": args.opening,
+            "balance": args.balance,
+        }
+        results: dict[int, dict[str, Any]] = {}
+        if args.resume and args.log and Path(args.log).exists():
+            for line in Path(args.log).read_text().splitlines():
+                g = json.loads(line)
+                if g.get("engine") == engine_id and g.get("run") == run:
+                    if g["index"] < args.games:
+                        results.setdefault(g["index"], g)
+        if args.check and len(results) < args.games:
             check(profile, args.check, args.seed)
         if args.sims == "auto":
+            set_level(args.level, args.nodes, args.evaluation, args.no_cap)
             sims, per_move, per_sim = calibrate(profile, args.level, args.seed, args.factor)
             print(
                 f"# {profile}: {args.level} takes {1000 * per_move:.1f} ms CPU per move on "
                 f"sampled positions; MCTS {1e6 * per_sim:.1f} µs CPU per simulation: "
-                f"{sims} simulations ({args.factor:g} x our CPU)",
+                f"{sims} simulations ({args.factor:g} x our CPU)"
+                + (", then matched game by game" if args.match else ""),
                 flush=True,
             )
         else:
             sims = int(args.sims)
-        tasks = [(profile, args.level, sims, i, args.seed, args.no_cap) for i in range(args.games)]
+        todo = [i for i in range(args.games) if i not in results]
         t0 = time.time()
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(args.jobs) as pool:
-            results = []
+        init = (args.level, args.nodes, args.evaluation, args.no_cap)
+        with ctx.Pool(args.jobs, set_level, init) as pool:
+            pairs = sorted({i // 2 for i in todo})
+            found = dict(
+                pool.imap(
+                    make_opening,
+                    [(profile, k, args.opening, args.seed, args.balance) for k in pairs],
+                )
+            )
+            factor = args.factor if args.match else 0.0
+            tasks = [(profile, args.level, sims, factor, i, args.seed, found[i // 2]) for i in todo]
             for r in pool.imap_unordered(play_game, tasks, chunksize=1):
-                results.append(r)
+                results[r["index"]] = r
                 if args.log:
                     with open(args.log, "a") as f:
-                        f.write(json.dumps({**r, "sims": sims, "level": args.level}) + "\n")
-        pts = [r["points"] for r in results]
-        w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
-        ours = [t for r in results for t in r["ours"]]
-        bot = [t for r in results for t in r["bot"]]
-        as_south = [r["points"] for r in results if r["side"] == 0]
-        as_north = [r["points"] for r in results if r["side"] == 1]
-        print(
-            f"{profile}: {len(pts)} games vs OpenSpiel MCTS ({sims} simulations): "
-            f"W-D-L {w}-{d}-{lo}, score {100 * sum(pts) / len(pts):.1f}% "
-            f"(South {100 * sum(as_south) / max(1, len(as_south)):.0f}%, "
-            f"North {100 * sum(as_north) / max(1, len(as_north)):.0f}%); "
-            f"CPU ms/move ours {1000 * sum(ours) / len(ours):.1f} "
-            f"(max {1000 * max(ours):.0f}), MCTS {1000 * sum(bot) / len(bot):.1f} "
-            f"(max {1000 * max(bot):.0f}); {sum(r['plies'] for r in results) / len(results):.0f}"
-            f" plies/game; {time.time() - t0:.0f} s",
-            flush=True,
-        )
+                        f.write(json.dumps({**r, "engine": engine_id, "run": run}) + "\n")
+        summary(profile, list(results.values()), engine_id, time.time() - t0)
+
+
+def summary(profile: str, results: list[dict[str, Any]], engine_id: str, seconds: float) -> None:
+    pts = [r["points"] for r in results]
+    w, d, lo = pts.count(1.0), pts.count(0.5), pts.count(0.0)
+    ours = [sum(r["ours"][0] for r in results), sum(r["ours"][1] for r in results)]
+    bot = [sum(r["bot"][0] for r in results), sum(r["bot"][1] for r in results)]
+    by_pair: dict[int, float] = {}
+    for r in results:
+        by_pair[r["index"] // 2] = by_pair.get(r["index"] // 2, 0.0) + r["points"]
+    split = sum(1 for v in by_pair.values() if v == 1.0)
+    sims = sorted(r["sims"] for r in results)
+    print(
+        f"{profile}: {len(pts)} games vs OpenSpiel MCTS (simulations {sims[0]}–{sims[-1]}, "
+        f"median {sims[len(sims) // 2]}): W-D-L {w}-{d}-{lo}, score "
+        f"{100 * sum(pts) / len(pts):.1f}%; CPU ms/move ours {1000 * ours[0] / ours[1]:.1f} "
+        f"(max {1000 * max(r['ours'][2] for r in results):.0f}), MCTS "
+        f"{1000 * bot[0] / bot[1]:.1f} (max {1000 * max(r['bot'][2] for r in results):.0f}), "
+        f"MCTS/ours {bot[0] / bot[1] / (ours[0] / ours[1]):.2f}; pairs split {split} of "
+        f"{len(by_pair)}; {sum(r['plies'] for r in results) / len(results):.0f} plies/game; "
+        f"engine {engine_id}; {seconds:.0f} s",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,99 @@
+"""Openings for the strength benches (``strength.py``, ``vs_openspiel.py``): random, and
+balanced when asked.
+
+A match from random openings with the sides alternating (each opening played twice, once
+each way) measures the players only where the opening leaves the game open. An opening that
+is already won for one side, whatever is played next, gives each player one win of its pair
+(a *split*) and pulls every score towards 50 %. Valued by a 100,000-node search (seed 1, 20
+openings of four random plies each): Kalah -14 … +9 seeds, Oware -5 … +4, Bao la Kiswahili
+-3 … +18, Nakakamado A -4 … +26, and in Bao la Kujifunza 13 of 20 were a forced win for one
+side before either player moved (the expert-against-advanced run there split 33 of 35 pairs).
+
+``balanced`` draws random openings in a fixed order from a seed and keeps the first that a
+search (``engine.ai.valuation``: the basic evaluation, ``nodes`` positions, deterministic)
+finds neither forced nor more than ``within`` seeds from even. The search is the engine's own,
+so "balanced" means balanced as far as the advanced level's evaluation sees, at about seven
+times its nodes; it says nothing about which side a perfect player would win.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from engine import ai, search
+
+
+class Opening(NamedTuple):
+    moves: list[Any]  # from the start
+    state: Any
+    value: float | None  # the search's value, South's view, in seeds (None: not valued)
+    draws: int  # random openings drawn to find this one
+
+
+def random_opening(game: Any, plies: int, rng: random.Random) -> tuple[list[Any], Any]:
+    """``plies`` random moves from the start, each among those that do not lose by force
+    within a short search (``hangs``); drawn again from ``rng`` if the game ends."""
+    while True:
+        state, moves = game.start(), []
+        for _ in range(plies):
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            safe = [m for m in legal if not hangs(game, state, m)]
+            move = rng.choice(safe or legal)
+            moves.append(move)
+            state = game.play(state, move)
+        if game.legal_moves(state):
+            return moves, state
+
+
+def hangs(game: Any, state: Any, move: Any) -> bool:
+    """Does ``move`` lose by force within a short search (3,000 nodes)? (In Bao la Kujifunza a
+    game can end on the third ply.)"""
+    me = game.to_move(state)
+    after = game.play(state, move)
+    out = game.outcome(after)
+    if out is not None:
+        return bool(out.winner == 1 - me)
+    if game.to_move(after) == me:
+        return False  # a Kalah extra turn: never a blunder at once
+    _, result = ai.analyse(game, after, ai.Budget(nodes=3_000, seconds=60.0), 0)
+    return result is not None and result.value >= search.WIN
+
+
+def balanced(
+    game: Any, plies: int, seed: str, within: float = 0.0, nodes: int = 100_000, tries: int = 200
+) -> Opening:
+    """The first of the random openings drawn from ``seed`` that the search values within
+    ``within`` seeds of even, with no forced win found (``within`` 0: the first opening,
+    not valued). After ``tries`` draws, the most even one seen."""
+    rng = random.Random(seed)
+    closest: Opening | None = None
+    for draw in range(1, tries + 1):
+        moves, state = random_opening(game, plies, rng)
+        if within <= 0:
+            return Opening(moves, state, None, draw)
+        v = ai.valuation(game, state, nodes, seconds=600.0)
+        if v.winner is not None:
+            continue
+        found = Opening(moves, state, v.value, draw)
+        if abs(v.value) <= within:
+            return found
+        if closest is None or abs(v.value) < abs(closest.value or 0.0):
+            closest = found
+    if closest is None:
+        raise RuntimeError(f"no opening of {plies} plies without a forced win in {tries} draws")
+    return closest
+
+
+def fingerprint() -> str:
+    """A digest of the engine's code and data: a bench log's games count towards a run only
+    when they were played by the same engine (``--resume``)."""
+    root = Path(__file__).resolve().parents[2] / "engine"
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
