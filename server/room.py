@@ -20,10 +20,10 @@ from typing import Any, Literal
 import msgspec
 
 import engine
+from engine.ai import LEVELS
 from server import protocol as P
 
 Mode = Literal["friend", "computer", "local"]
-LEVELS = ("beginner", "intermediate", "advanced", "expert")
 
 
 class Refused(Exception):
