@@ -2,12 +2,16 @@
 
     .venv/bin/python tests/bench/strength.py [--games 200] [--jobs 2] [--profiles kalah oware …]
         [--pairs beginner:intermediate intermediate:advanced …] [--opening 4] [--bao-mcts N]
+        [--balance SEEDS] [--log FILE --resume]
 
 For each profile and each pairing (lower:upper), ``--games`` games are played (200 by
 default): game ``2k`` and ``2k+1`` start from the same random opening (``--opening`` uniformly
 random plies from the start, drawn from the bench seed and ``k``) with the sides swapped, so
 sides alternate and each opening is played both ways (opening moves that hand the opponent an
-immediate win are left out, see ``opening``). Every move is ``engine.ai.choose`` with
+immediate win are left out: ``openings.random_opening``). ``--balance SEEDS`` keeps only
+openings a 100,000-node search values within that many seeds of even with no forced win
+(``openings.balanced``: drawn again from the same seed until one is), so a pair measures the
+levels rather than the opening; the gate runs use ``--balance 3``. Every move is ``engine.ai.choose`` with
 a seed drawn from the game and ply. The score is the upper level's points (win 1, draw ½) per
 game; the target is ≥ 70 %. Per level it prints the mean and worst CPU time per move
 (``time.process_time`` of the worker, so other work on a shared machine does not count) and
@@ -53,7 +57,10 @@ session's clock well short of 200 games; CPU ms a move of the upper level, mean/
 (Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.)
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
-as it ends, so a run stopped early still leaves its games. A game still going after ``--max-plies`` plies is
+as it ends, so a run stopped early still leaves its games, and ``--resume`` counts the games
+of the log that the same engine (``openings.fingerprint``, a digest of ``engine/``) played with
+the same seed, opening and balance, and plays only the rest: a 200-game run may span sessions
+(``tests/bench/results/`` keeps such logs). A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
 """
 

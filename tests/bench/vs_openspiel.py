@@ -1,7 +1,9 @@
 """The advanced level against DeepMind OpenSpiel's MCTS bot, in Kalah and Oware.
 
     /work/ospvenv/bin/python tests/bench/vs_openspiel.py [--games 200] [--jobs 2]
-        [--games-list kalah oware] [--sims auto|N] [--level advanced] [--factor 1]
+        [--games-list kalah oware] [--sims auto|N] [--level advanced] [--factor 1] [--match]
+        [--opening 2] [--balance SEEDS] [--nodes N] [--evaluation basic|expert]
+        [--log FILE --resume]
 
 OpenSpiel is not a dependency of nyumba: install it in a separate virtualenv together with
 msgspec (the engine's one import) and run this file with that Python, e.g.
@@ -13,8 +15,13 @@ The opponent is OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) with a C++ random-rol
 (``pyspiel.RandomRolloutEvaluator``, one rollout per leaf), UCT constant 2 and solving on, as
 in OpenSpiel's own ``examples/mcts.py``. ``--sims auto`` sets its simulation count so that its
 CPU time per move matches ours (``--factor F``: F times ours): it times the level on positions
-from a few random games, times the bot on the same positions, and scales. Both sides' CPU time
-per move over the match is printed, so the match of times can be checked.
+from a few random games, times the bot on the same positions, and scales. A level thinks
+longer on such positions than in its games (expert in Kalah: 169-208 ms a move in games, more
+on the samples), so ``--match`` then sets each game's simulations from the match so far: MCTS's
+CPU per simulation and ours per move, in each worker process, so over a match both sides' mean
+CPU per move meet (``factor`` times ours for MCTS). Both sides' CPU time per move over the
+match, and their ratio, are printed, so the match of times can be checked. ``--nodes`` and
+``--evaluation`` replace the level's node budget and evaluation (for trying one).
 
 Games: OpenSpiel's ``mancala`` is Kalah (six pits, four seeds, capture only opposite a
 non-empty pit, the game ends when a side is empty and each side keeps its own seeds): our
@@ -27,8 +34,11 @@ Oware, an action is the pit index 0–5 counted from the mover's left, so our mo
 ``6 * player + action``. ``--check N`` replays N random games through both engines and compares
 boards, scores, player to move and result after every ply before the match starts.
 
-Sides alternate (game ``2k`` and ``2k+1`` share a two-ply random opening with the sides
-swapped). Score: our points (win 1, draw ½) per game; the target is ≥ 75 %.
+Sides alternate (game ``2k`` and ``2k+1`` share a random opening of ``--opening`` plies,
+two by default, with the sides swapped); ``--balance SEEDS`` keeps only openings a search
+values within that many seeds of even (``openings.balanced``). Score: our points (win 1,
+draw ½) per game, and how many pairs split (each side won once: the opening, not the players,
+decided). ``--log``/``--resume`` as in ``strength.py``: a run may span sessions.
 
 Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
 
