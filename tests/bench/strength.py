@@ -279,20 +279,20 @@ def main() -> None:
     if args.bao_mcts:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
-    engine_id = fingerprint()
+    engine_ids = {spec: fingerprint(ai.family(load(spec))) for spec in args.profiles}
     run = {"seed": args.seed, "opening": args.opening, "balance": args.balance}
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     done: set[tuple[str, str, int]] = set()
     if args.resume and args.log and Path(args.log).exists():
         for line in Path(args.log).read_text().splitlines():
             g = json.loads(line)
-            if g.get("engine") == engine_id and g.get("run") == run:
+            if g.get("engine") == engine_ids.get(g["spec"]) and g.get("run") == run:
                 key = (g["spec"], g["pair"], g["index"])
                 if key not in done and g["index"] < args.games:
                     done.add(key)
                     results[g["spec"], g["pair"]].append(g)
     print(
-        f"# engine {engine_id}; opening {args.opening} random plies"
+        f"# engine {' '.join(sorted(set(engine_ids.values())))}; opening {args.opening} random plies"
         + (f", balanced within {args.balance:g} seeds" if args.balance else "")
         + f"; seed {args.seed}; {len(done)} games from the log",
         flush=True,
@@ -339,7 +339,7 @@ def main() -> None:
             results[key].append(r)
             if args.log:
                 with open(args.log, "a") as f:
-                    f.write(json.dumps({**r, "engine": engine_id, "run": run}) + "\n")
+                    f.write(json.dumps({**r, "engine": engine_ids[r["spec"]], "run": run}) + "\n")
             if len(results[key]) == expected[key]:
                 report(key, results[key], args.json)
     for key, games in results.items():

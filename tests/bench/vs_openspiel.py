@@ -328,8 +328,8 @@ def main() -> None:
             "install it in a separate venv with msgspec and run this file with that Python"
         )
         return
-    engine_id = fingerprint()
     for profile in args.games_list:
+        engine_id = fingerprint(profile)  # the profiles here are families of their own
         run = {
             "profile": profile,
             "level": args.level,
