@@ -19,6 +19,7 @@ times its nodes; it says nothing about which side a perfect player would win.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,16 +34,19 @@ class Opening(NamedTuple):
     draws: int  # random openings drawn to find this one
 
 
-def random_opening(game: Any, plies: int, rng: random.Random) -> tuple[list[Any], Any]:
+def random_opening(
+    game: Any, plies: int, rng: random.Random, careful: bool = True
+) -> tuple[list[Any], Any]:
     """``plies`` random moves from the start, each among those that do not lose by force
-    within a short search (``hangs``); drawn again from ``rng`` if the game ends."""
+    within a short search (``hangs``; every legal move when not ``careful``); drawn again
+    from ``rng`` if the game ends."""
     while True:
         state, moves = game.start(), []
         for _ in range(plies):
             legal = game.legal_moves(state)
             if not legal:
                 break
-            safe = [m for m in legal if not hangs(game, state, m)]
+            safe = [m for m in legal if not careful or not hangs(game, state, m)]
             move = rng.choice(safe or legal)
             moves.append(move)
             state = game.play(state, move)
@@ -69,13 +73,24 @@ def balanced(
 ) -> Opening:
     """The first of the random openings drawn from ``seed`` that the search values within
     ``within`` seeds of even, with no forced win found (``within`` 0: the first opening,
-    not valued). After ``tries`` draws, the most even one seen."""
+    not valued). After ``tries`` draws, the most even one seen.
+
+    Bao draws differently (its runs began after this was measured): at 30-odd moves a ply,
+    ``hangs`` cost most of a Bao draw, and in Bao la Kujifunza about 30 draws are needed for
+    one balanced opening (18 openings took 55 minutes of CPU), so Bao's random plies are
+    plain uniform (the valuation rejects forced wins anyway) and a search of a fifth of the
+    nodes first throws out draws it finds forced or far from even (``4 * within + 8``)."""
     rng = random.Random(seed)
     closest: Opening | None = None
+    bao = game.family == "bao"
     for draw in range(1, tries + 1):
-        moves, state = random_opening(game, plies, rng)
+        moves, state = random_opening(game, plies, rng, careful=not bao)
         if within <= 0:
             return Opening(moves, state, None, draw)
+        if bao:
+            v = ai.valuation(game, state, nodes // 5, seconds=600.0)
+            if v.winner is not None or abs(v.value) > 4 * within + 8:
+                continue
         v = ai.valuation(game, state, nodes, seconds=600.0)
         if v.winner is not None:
             continue
@@ -105,3 +120,40 @@ def fingerprint(family: str) -> str:
             continue
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
+
+
+class Cache:
+    """Balanced openings found before, a JSON line each (moves in the game's notation), keyed
+    by everything that decides them: the profile, the family's engine (``fingerprint``), the
+    seed string, plies, ``within`` and nodes. In Bao la Kujifunza one opening costs about a
+    minute of search, so a run keeps them (``--openings FILE``) for the next run or session."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        self.lines: dict[str, list[str]] = {}
+        if self.path and self.path.exists():
+            for line in self.path.read_text().splitlines():
+                entry = json.loads(line)
+                self.lines[entry["key"]] = entry["moves"]
+
+    @staticmethod
+    def key(spec: str, seed: str, plies: int, within: float, nodes: int, family: str) -> str:
+        return json.dumps([spec, fingerprint(family), seed, plies, within, nodes])
+
+    def get(self, game: Any, key: str) -> Opening | None:
+        texts = self.lines.get(key)
+        if texts is None:
+            return None
+        state, moves = game.start(), []
+        for text in texts:
+            move = game.parse(state, text)
+            moves.append(move)
+            state = game.play(state, move)
+        return Opening(moves, state, None, 0)
+
+    def put(self, game: Any, key: str, opening: Opening) -> None:
+        texts = [game.notation(m) for m in opening.moves]
+        self.lines[key] = texts
+        if self.path:
+            with self.path.open("a") as f:
+                f.write(json.dumps({"key": key, "moves": texts, "value": opening.value}) + "\n")

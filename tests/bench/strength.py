@@ -80,7 +80,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import uct
-from openings import Opening, balanced, fingerprint
+from openings import Cache, Opening, balanced, fingerprint
 
 import engine
 from engine import ai
@@ -266,6 +266,9 @@ def main() -> None:
     )
     ap.add_argument("--balance-nodes", type=int, default=100_000)
     ap.add_argument(
+        "--openings", help="keep balanced openings in this file and take them from it (Cache)"
+    )
+    ap.add_argument(
         "--latency",
         type=int,
         default=0,
@@ -316,15 +319,33 @@ def main() -> None:
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.jobs, _lift_caps if args.no_cap else None) as pool:
         found: dict[tuple[str, int], Opening] = {}
+        cache = Cache(args.openings if args.balance else None)
+        keys = {}
+        for task in list(tasks_open):
+            spec, k = task[0], task[1]
+            keys[spec, k] = Cache.key(
+                spec,
+                f"{args.seed}/{spec}/{k}",
+                args.opening,
+                args.balance,
+                args.balance_nodes,
+                ai.family(load(spec)),
+            )
+            known = cache.get(load(spec), keys[spec, k])
+            if known is not None:
+                found[spec, k] = known
+                tasks_open.remove(task)
         for task, (k, op) in zip(
             tasks_open, pool.imap(make_opening, tasks_open, chunksize=1), strict=True
         ):
             found[task[0], k] = op
-        if args.balance and found:
-            draws = [op.draws for op in found.values()]
+            cache.put(load(task[0]), keys[task[0], k], op)
+        if args.balance and tasks_open:
+            draws = [found[t[0], t[1]].draws for t in tasks_open]
             print(
-                f"# {len(found)} openings balanced within {args.balance:g} seeds; "
-                f"{sum(draws)} drawn ({max(draws)} at most for one)",
+                f"# {len(tasks_open)} openings balanced within {args.balance:g} seeds; "
+                f"{sum(draws)} drawn ({max(draws)} at most for one); "
+                f"{len(found) - len(tasks_open)} from {args.openings}",
                 flush=True,
             )
         tasks = [  # game by game across the pairings: a run stopped early has some of each
