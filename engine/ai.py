@@ -52,11 +52,13 @@ In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in 
 (each level won its half): from four random plies that game is mostly decided before either
 level moves, and a stronger level gains little there under this protocol. Nodes per second on this
 host, one core: Kalah about 300,000 with the expert evaluation (590,000 basic), Oware about
-190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
-(``tests/bench/vs_openspiel.py --level expert``): Kalah 60 games 49-1-10, 82.5 % (MCTS at
-234–239 ms a move to expert's 169–208), Oware 32 games 23-1-8, 73.4 % (MCTS 318–337 ms to
-408–420); with MCTS given ten times expert's CPU by calibration, Kalah 6 games 5-0-1 and
-Oware 4 games 4-0-0.
+190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS at equal CPU a move
+(``tests/bench/vs_openspiel.py --match --balance 3``: openings a search finds even, each
+game's simulations set from both sides' CPU so far), 200 games: Kalah expert 183-11-6,
+94.2 % (248 ms a move, MCTS 246); advanced Kalah 87.8 % and Oware 93.2 %. Oware's expert
+scored 80.0 % in 20 games (500 ms a move) but 88.8 % in 40 with a 30,000-node budget (156
+ms): MCTS gains more from a longer think than this search does. Earlier, from random
+openings, MCTS given ten times expert's CPU: Kalah 6 games 5-0-1, Oware 4 games 4-0-0.
 """
 
 from __future__ import annotations

@@ -40,21 +40,22 @@ values within that many seeds of even (``openings.balanced``). Score: our points
 draw ½) per game, and how many pairs split (each side won once: the opening, not the players,
 decided). ``--log``/``--resume`` as in ``strength.py``: a run may span sessions.
 
-Last run (200 games each, 2 jobs, seed 1, open_spiel 2.0.2):
+Runs with balanced openings and matched CPU (``--match --balance 3``, two random plies, seed 1,
+one job, open_spiel 2.0.2; logs in ``tests/bench/results/vs_openspiel.jsonl``); our points,
+W-D-L, pairs split, CPU ms a move ours | MCTS:
 
-    kalah  9,371 simulations: W-D-L 154-5-41, 78.2 %; CPU ms/move ours 19.2, MCTS 20.2
-    oware  2,160 simulations: W-D-L 188-2-10, 94.5 %; CPU ms/move ours 46.3, MCTS 36.4
+    kalah  advanced  200 games  170-11-19  87.8 %  split 20 of 100   21.5 | 21.6  (~9,500 sims)
+    oware  advanced  200 games  186-1-13   93.2 %  split 13 of 100   54.6 | 54.5  (~2,800 sims)
+    kalah  expert    200 games  183-11-6   94.2 %  split  6 of 100  248   | 246   (~107,000 sims)
+    oware  expert     20 games  16-0-4     80.0 %  split  4 of 10   500   | 491   (~29,000 sims)
+    oware  expert at 30,000 nodes (``--nodes 30000``), 40 games each, weights of
+           ``engine.search.oware.WEIGHTS`` as shipped 88.8 %; without the kroo term 81.2 %;
+           without the kroo and own-side terms 87.5 % (156-182 ms a move, ~9,300 sims)
 
-The expert level (``--level expert --no-cap``, one job, short runs on a shared host; the
-calibration times expert on sampled positions, where it thinks longer than in a game, so MCTS
-got somewhat more CPU than expert, not less):
-
-    kalah  131,007 simulations, seed 1: 30 games 23-0-7, 76.7 %; CPU ms/move ours 169, MCTS 239
-    kalah  118,550 simulations, seed 2: 30 games 26-1-3, 88.3 %; CPU ms/move ours 208, MCTS 234
-    oware   23,641 simulations, seed 1: 20 games 16-1-3, 82.5 %; CPU ms/move ours 408, MCTS 318
-    oware   22,041 simulations, seed 2: 12 games 7-0-5, 58.3 %; CPU ms/move ours 420, MCTS 337
-    kalah  1,344,336 simulations (--factor 10): 6 games 5-0-1; CPU ms/move ours 143, MCTS 2,042
-    oware    229,273 simulations (--factor 10): 4 games 4-0-0; CPU ms/move ours 421, MCTS 3,649
+Earlier runs, random openings and a calibration only on sampled positions (200 games each,
+2 jobs): kalah advanced 78.2 % (ours 19.2 ms, MCTS 20.2), oware advanced 94.5 % (46.3, 36.4);
+the expert level, short runs: kalah 60 games 82.5 %, oware 32 games 73.4 %; MCTS with ten
+times expert's CPU: kalah 6 games 5-0-1, oware 4 games 4-0-0.
 """
 
 from __future__ import annotations
