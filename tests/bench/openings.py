@@ -25,6 +25,7 @@ import random
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import engine
 from engine import ai, search
 
 
@@ -33,6 +34,22 @@ class Opening(NamedTuple):
     state: Any
     value: float | None  # the search's value, South's view, in seeds (None: not valued)
     draws: int  # random openings drawn to find this one
+
+
+def load(spec: str) -> Any:
+    """The game a profile spec names: ``kalah`` or ``kalah:seeds=6,empty_capture=true``."""
+    name, _, opts = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = (
+            value.lower() == "true"
+            if value.lower() in ("true", "false")
+            else int(value)
+            if value.isdigit()
+            else value
+        )
+    return engine.load(name, **options)
 
 
 def random_opening(

@@ -80,28 +80,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import uct
-from openings import Cache, Opening, balanced, fingerprint
+from latency import latency
+from openings import Cache, Opening, balanced, fingerprint, load
 
-import engine
 from engine import ai
 
 PROFILES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
 PAIRS = ["beginner:intermediate", "intermediate:advanced", "advanced:expert"]
-
-
-def load(spec: str) -> Any:
-    name, _, opts = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, opts.split(",")):
-        key, _, value = item.partition("=")
-        options[key] = (
-            value.lower() == "true"
-            if value.lower() in ("true", "false")
-            else int(value)
-            if value.isdigit()
-            else value
-        )
-    return engine.load(name, **options)
 
 
 def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
@@ -176,57 +161,6 @@ def _lift_caps() -> None:
 
 def _cap(game: Any, level: str) -> float:
     return ai.BUDGETS[ai.family(game)][level].seconds
-
-
-def latency(profiles: list[str], count: int) -> None:
-    """Time each level and the hint on positions from random games (see the docstring)."""
-    print(
-        f"{'profile':18} {'level':13} {'cpu mean/p99/max ms':>22} {'wall mean/p99/max ms':>22}"
-        f" {'cap s':>5} {'capped':>6}",
-        flush=True,
-    )
-    for spec in profiles:
-        game = load(spec)
-        ai.prepare(game)
-        rng = random.Random(f"latency/{spec}")
-        states = []
-        while len(states) < count:  # plain random games: no blunder filter needed here
-            state = game.start()
-            for _ in range(rng.randrange(0, 60)):
-                moves = game.legal_moves(state)
-                if not moves:
-                    break
-                state = game.play(state, rng.choice(moves))
-            if game.legal_moves(state):
-                states.append(state)
-        fam = ai.family(game)
-        for level in (*ai.LEVELS, "hint"):
-            budget = ai.HINT[fam] if level == "hint" else ai.BUDGETS[fam][level]
-            cpu, wall, capped = [], [], 0
-            for k, state in enumerate(states):
-                c0, w0 = time.process_time(), time.perf_counter()
-                _, result = ai.analyse(game, state, budget, k)
-                cpu.append(1000 * (time.process_time() - c0))
-                wall.append(1000 * (time.perf_counter() - w0))
-                if (
-                    result is not None
-                    and result.nodes < budget.nodes - 1
-                    and (wall[-1] >= 1000 * budget.seconds)
-                ):
-                    capped += 1
-
-            def stats(xs: list[float]) -> str:
-                xs = sorted(xs)
-                return (
-                    f"{sum(xs) / len(xs):.1f}/{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:.0f}"
-                    f"/{xs[-1]:.0f}"
-                )
-
-            print(
-                f"{spec:18} {level:13} {stats(cpu):>22} {stats(wall):>22} "
-                f"{budget.seconds:5.2f} {capped:6}",
-                flush=True,
-            )
 
 
 def main() -> None:
