@@ -48,6 +48,11 @@ CPU ms a move mean/max (expert | advanced):
     bao-kujifunza     71 games  37-0-34  52.1 %   137/512 | 36/139
     bao-nakakamado-a  71 games  55-0-16  77.5 %   239/588 | 52/156
 
+From balanced openings (``--balance 3``: none a forced win, each within three seeds of even
+by a deeper search; ``tests/bench/openings.py``), 200 games: Kalah 162-14-24, 84.5 % (338/1,218
+ms | 33/156, under other load). The other games' 200-game runs are still to do
+(``tests/bench/results/``).
+
 In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in both games
 (each level won its half): from four random plies that game is mostly decided before either
 level moves, and a stronger level gains little there under this protocol. Nodes per second on this

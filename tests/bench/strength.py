@@ -54,7 +54,10 @@ session's clock well short of 200 games; CPU ms a move of the upper level, mean/
     bao-kujifunza     advanced:expert   71 games   37-0-34   52.1 %  137/512
     bao-nakakamado-a  advanced:expert   71 games   55-0-16   77.5 %  239/588
 
-(Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.)
+(Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.) From
+balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/strength.jsonl``:
+
+    kalah             advanced:expert  200 games  162-14-24  84.5 %  338/1,218  (27 of 100 split)
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games, and ``--resume`` counts the games
