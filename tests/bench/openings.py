@@ -18,8 +18,6 @@ times its nodes; it says nothing about which side a perfect player would win.
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import random
 from pathlib import Path
@@ -122,47 +120,10 @@ def balanced(
     return closest
 
 
-FAMILIES = ("kalah", "oware", "bao")
-
-
-def fingerprint(family: str) -> str:
-    """A digest of the engine's code and data that ``family``'s games can depend on (every
-    file under ``engine/`` but those named for another family): a bench log's games count
-    towards a run only when they were played by the same engine (``--resume``), and a change
-    to Oware's search does not void the Kalah and Bao games. Python files count by their
-    syntax tree without docstrings (``_code``), so comments and docstrings, where measured
-    figures are written down, can change without voiding the runs they quote."""
-    root = Path(__file__).resolve().parents[2] / "engine"
-    others = [f for f in FAMILIES if f != family]
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        if any(other in path.name for other in others):
-            continue
-        data = _code(path.read_text()) if path.suffix == ".py" else path.read_bytes()
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + data)
-    return digest.hexdigest()[:12]
-
-
-def _code(source: str) -> bytes:
-    """A Python file's syntax tree with its docstrings left out, as bytes."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree).encode()
-
-
 class Cache:
     """Balanced openings found before, a JSON line each (moves in the game's notation), keyed
-    by everything that decides them: the profile, the family's engine (``fingerprint``), the
-    seed string, plies, ``within`` and nodes. In Bao la Kujifunza one opening costs about a
+    by everything that decides them: the profile, the family's engine (``runlog.fingerprint``),
+    the seed string, plies, ``within`` and nodes. In Bao la Kujifunza one opening costs about a
     minute of search, so a run keeps them (``--openings FILE``) for the next run or session."""
 
     def __init__(self, path: str | None) -> None:
@@ -174,8 +135,8 @@ class Cache:
                 self.lines[entry["key"]] = entry["moves"]
 
     @staticmethod
-    def key(spec: str, seed: str, plies: int, within: float, nodes: int, family: str) -> str:
-        return json.dumps([spec, fingerprint(family), seed, plies, within, nodes])
+    def key(spec: str, engine_id: str, seed: str, plies: int, within: float, nodes: int) -> str:
+        return json.dumps([spec, engine_id, seed, plies, within, nodes])
 
     def get(self, game: Any, key: str) -> Opening | None:
         texts = self.lines.get(key)

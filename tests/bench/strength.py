@@ -61,7 +61,7 @@ balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games, and ``--resume`` counts the games
-of the log that the same engine (``openings.fingerprint``, a digest of ``engine/``) played with
+of the log that the same engine (``runlog.fingerprint``, a digest of ``engine/``) played with
 the same seed, opening and balance, and plays only the rest: a 200-game run may span sessions
 (``tests/bench/results/`` keeps such logs). A game still going after ``--max-plies`` plies is
 scored a draw and counted in the ``capped`` column.
@@ -84,7 +84,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import uct
 from latency import latency
-from openings import Cache, Opening, balanced, fingerprint, load
+from openings import Cache, Opening, balanced, load
+from runlog import append, fingerprint, logged
 
 from engine import ai
 
@@ -223,14 +224,12 @@ def main() -> None:
     run = {"seed": args.seed, "opening": args.opening, "balance": args.balance}
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     done: set[tuple[str, str, int]] = set()
-    if args.resume and args.log and Path(args.log).exists():
-        for line in Path(args.log).read_text().splitlines():
-            g = json.loads(line)
-            if g.get("engine") == engine_ids.get(g["spec"]) and g.get("run") == run:
-                key = (g["spec"], g["pair"], g["index"])
-                if key not in done and g["index"] < args.games:
-                    done.add(key)
-                    results[g["spec"], g["pair"]].append(g)
+    log = args.log if args.resume else None
+    for g in logged(log, run, lambda g: engine_ids.get(g["spec"])):
+        key = (g["spec"], g["pair"], g["index"])
+        if key not in done and g["index"] < args.games:
+            done.add(key)
+            results[g["spec"], g["pair"]].append(g)
     print(
         f"# engine {' '.join(sorted(set(engine_ids.values())))}; opening {args.opening} random plies"
         + (f", balanced within {args.balance:g} seeds" if args.balance else "")
@@ -257,26 +256,28 @@ def main() -> None:
     with ctx.Pool(args.jobs, _lift_caps if args.no_cap else None) as pool:
         found: dict[tuple[str, int], Opening] = {}
         cache = Cache(args.openings if args.balance else None)
-        keys = {}
-        for task in list(tasks_open):
-            spec, k = task[0], task[1]
-            keys[spec, k] = Cache.key(
+        games = {spec: load(spec) for spec in args.profiles}
+        keys = {
+            (spec, k): Cache.key(
                 spec,
+                engine_ids[spec],
                 f"{args.seed}/{spec}/{k}",
                 args.opening,
                 args.balance,
                 args.balance_nodes,
-                ai.family(load(spec)),
             )
-            known = cache.get(load(spec), keys[spec, k])
+            for spec, k, *_ in tasks_open
+        }
+        for spec, k, *_ in tasks_open:
+            known = cache.get(games[spec], keys[spec, k])
             if known is not None:
                 found[spec, k] = known
-                tasks_open.remove(task)
+        tasks_open = [t for t in tasks_open if (t[0], t[1]) not in found]
         for task, (k, op) in zip(
             tasks_open, pool.imap(make_opening, tasks_open, chunksize=1), strict=True
         ):
             found[task[0], k] = op
-            cache.put(load(task[0]), keys[task[0], k], op)
+            cache.put(games[task[0]], keys[task[0], k], op)
         if args.balance and tasks_open:
             draws = [found[t[0], t[1]].draws for t in tasks_open]
             print(
@@ -295,9 +296,7 @@ def main() -> None:
         for r in pool.imap_unordered(play_game, tasks, chunksize=1):
             key = (r["spec"], r["pair"])
             results[key].append(r)
-            if args.log:
-                with open(args.log, "a") as f:
-                    f.write(json.dumps({**r, "engine": engine_ids[r["spec"]], "run": run}) + "\n")
+            append(args.log, r, engine_ids[r["spec"]], run)
             if len(results[key]) == expected[key]:
                 report(key, results[key], args.json)
     for key, games in results.items():

@@ -61,7 +61,6 @@ times expert's CPU: kalah 6 games 5-0-1, oware 4 games 4-0-0.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import random
 import sys
@@ -77,8 +76,9 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     pyspiel = None
 
-from openings import balanced, fingerprint
+from openings import balanced
 from osp_rules import OSP_NAME, check, from_osp, result_matches, same, settle, to_osp
+from runlog import append, fingerprint, logged
 
 import engine
 from engine import ai
@@ -263,12 +263,9 @@ def main() -> None:
             "balance": args.balance,
         }
         results: dict[int, dict[str, Any]] = {}
-        if args.resume and args.log and Path(args.log).exists():
-            for line in Path(args.log).read_text().splitlines():
-                g = json.loads(line)
-                if g.get("engine") == engine_id and g.get("run") == run:
-                    if g["index"] < args.games:
-                        results.setdefault(g["index"], g)
+        for g in logged(args.log if args.resume else None, run, lambda g: engine_id):
+            if g["index"] < args.games:
+                results.setdefault(g["index"], g)
         if args.check and len(results) < args.games:
             check(profile, args.check, args.seed)
         if args.sims == "auto":
@@ -299,9 +296,7 @@ def main() -> None:
             tasks = [(profile, args.level, sims, factor, i, args.seed, found[i // 2]) for i in todo]
             for r in pool.imap_unordered(play_game, tasks, chunksize=1):
                 results[r["index"]] = r
-                if args.log:
-                    with open(args.log, "a") as f:
-                        f.write(json.dumps({**r, "engine": engine_id, "run": run}) + "\n")
+                append(args.log, r, engine_id, run)
         summary(profile, list(results.values()), engine_id, time.time() - t0)
 
 
