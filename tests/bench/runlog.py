@@ -21,22 +21,34 @@ def fingerprint(family: str) -> str:
     towards a run only when they were played by the same engine (``--resume``), and a change
     to Oware's search does not void the Kalah and Bao games. Python files count by their
     syntax tree without docstrings (``_code``), so comments and docstrings, where measured
-    figures are written down, can change without voiding the runs they quote."""
+    figures are written down, can change without voiding the runs they quote; and without the
+    entries of a dict display keyed by another family's name (``engine.ai.BUDGETS``,
+    ``EXPERT_NODES``, ``HINT``, ``engine.search.TREES``), so a change to Oware's budget does not
+    void the Kalah games either."""
     root = Path(__file__).resolve().parents[2] / "engine"
     others = [f for f in FAMILIES if f != family]
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         if any(other in path.name for other in others):
             continue
-        data = _code(path.read_text()) if path.suffix == ".py" else path.read_bytes()
+        data = _code(path.read_text(), others) if path.suffix == ".py" else path.read_bytes()
         digest.update(str(path.relative_to(root)).encode() + b"\0" + data)
     return digest.hexdigest()[:12]
 
 
-def _code(source: str) -> bytes:
-    """A Python file's syntax tree with its docstrings left out, as bytes."""
+def _code(source: str, others: list[str]) -> bytes:
+    """A Python file's syntax tree without its docstrings and without the entries of dict
+    displays keyed by a name in ``others``, as bytes."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            kept = [
+                (k, v)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if not (isinstance(k, ast.Constant) and k.value in others)
+            ]
+            node.keys = [k for k, _ in kept]
+            node.values = [v for _, v in kept]
         body = getattr(node, "body", None)
         if (
             isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
