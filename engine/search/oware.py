@@ -11,8 +11,10 @@ threats and big pits to the evaluation (``WEIGHTS``) and follows captures past t
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
-from typing import Any
+from operator import getitem
+from typing import Any, NamedTuple
 
 from engine import oware as O
 from engine.search.alphabeta import won
@@ -75,13 +77,62 @@ class OwareTree(Plain):
             self.path.discard(y)
 
 
-# The expert evaluation's weights, in quarter seeds: captured difference, seeds on one's own
-# side, the largest capture the mover can make at once and the largest the opponent threatens
-# (pits of one or two seeds in reach of a sowing's last seed, O6), and pits of 12 or more
-# seeds (a kroo, which laps the board) on each side. Set by judgement, not tuned: the mini-match
-# run meant for them did not fit this machine's shared CPU (``engine.ai`` has the level's score).
-WEIGHTS = (4, 1, 2, 3, 2)
+class Weights(NamedTuple):
+    """The expert evaluation's weights, in seeds, each a pair: with all 48 seeds on the board
+    and with none (between the two, the weight follows the seeds left on the board). Every
+    term is the mover's minus the opponent's."""
+
+    captured: tuple[float, float]  # seeds captured
+    seeds: tuple[float, float]  # seeds on one's side (O10/O11 give them to the owner at the end)
+    threat: tuple[float, float]  # the largest capture the mover makes at once (O6)
+    threatened: tuple[float, float]  # the largest the opponent threatens (added, not subtracted)
+    kroo: tuple[float, float]  # pits of 12 seeds or more, which lap the board
+    empty: tuple[float, float]  # empty pits
+    weak: tuple[float, float]  # pits of one or two seeds: a sowing's last seed captures them
+    waiting: tuple[float, float]  # moves that stay on one's side (tempo: no seeds given away)
+    reach: tuple[float, float]  # seeds one's moves would sow on the other side (up to 6 a pit)
+
+
+# Learned from self-play (``tests/bench/oware_tune.py``): see the docstring of ``engine.ai``.
+WEIGHTS = Weights(
+    captured=(1.0, 1.0),
+    seeds=(0.25, 0.25),
+    threat=(0.5, 0.5),
+    threatened=(-0.75, -0.75),
+    kroo=(0.5, 0.5),
+    empty=(0.0, 0.0),
+    weak=(0.0, 0.0),
+    waiting=(0.0, 0.0),
+    reach=(0.0, 0.0),
+)
 QUIESCE = 4  # plies of captures followed past the horizon
+
+
+Tables = tuple[tuple[tuple[complex, ...], ...], complex, complex, complex]
+
+
+def weigh(w: Weights) -> Tables:
+    """``w`` as ``OwareExpertTree.evaluate`` reads it: per pit (in sowing order) and seed
+    count, the weighted sum of the per-pit terms, and the weights of captures and threats;
+    a weight is a complex number, its real part the full board's weight and its imaginary
+    part the empty board's, so one sum carries both."""
+
+    def c(pair: tuple[float, float]) -> complex:
+        return complex(*pair)
+
+    rows = tuple(
+        tuple(
+            c(w.seeds) * v
+            + c(w.kroo) * (v >= 12)
+            + c(w.empty) * (v == 0)
+            + c(w.weak) * (0 < v < 3)
+            + c(w.waiting) * (0 < v < 6 - i)
+            + c(w.reach) * min(max(v - (5 - i), 0), 6)
+            for v in range(256)
+        )
+        for i in range(6)
+    )
+    return rows, c(w.captured), c(w.threat), c(w.threatened)
 
 
 class OwareExpertTree(OwareTree):
@@ -89,14 +140,25 @@ class OwareExpertTree(OwareTree):
     and big pits (``WEIGHTS``), and a quiescence search of captures (``QUIESCE`` plies)."""
 
     quiesce = QUIESCE
+    tables: Tables = weigh(WEIGHTS)
 
     def noisy(self, x: int) -> Iterator[Noisy]:
-        """Captures and moves that end the game (a capture cannot repeat a position, O11)."""
+        """Captures and moves that end the game (a capture cannot repeat a position, O11).
+
+        Only a move whose last seed lands on the opponent's side, making two or three there
+        (O6), is played to see whether it captures, unless the opponent's side is empty: then
+        every move is played, as any may end the game (O8, O10); with seeds there, a move that
+        captures nothing cannot end it."""
         p = x & 1
         st = T1 if p else T0
         before = x >> st & 255
-        play, scratch = O.play_packed, self.scratch
+        play, scratch, sh, table = O.play_packed, self.scratch, O.SH, O.MOVES
+        every = not x & O.SIDE[1 - p]
         for i in O.moves_packed(x):
+            if not every:
+                add, last, theirs = table[i][x >> sh[i] & 255]
+                if not theirs or (x + add) >> sh[last] & 255 not in (2, 3):
+                    continue
             scratch.clear()
             c = play(x, i, scratch)
             if c & OVER:
@@ -111,30 +173,55 @@ class OwareExpertTree(OwareTree):
             mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
         else:
             mine, theirs, store = data[1:7], data[7:13], data[13] - data[14]
-        w = WEIGHTS
-        return (
-            w[0] * store
-            + w[1] * (sum(mine) - sum(theirs))
-            + w[2] * _threat(mine, theirs)
-            - w[3] * _threat(theirs, mine)
-            + w[4] * (sum(1 for v in mine if v >= 12) - sum(1 for v in theirs if v >= 12))
+        rows, captured, threat, threatened = self.tables
+        v = (
+            sum(map(getitem, rows, mine))
+            - sum(map(getitem, rows, theirs))
+            + captured * store
+            + threat * _threat(mine, theirs)
+            + threatened * _threat(theirs, mine)
         )
+        board = 48 - data[13] - data[14]
+        return round((v.real * board + v.imag * (48 - board)) / 12)  # quarter seeds
 
 
 def _threat(mover: bytes, other: bytes) -> int:
     """The most seeds one sowing of ``mover``'s row (fewer than 12 seeds) captures from
-    ``other``'s row (O6; the grand slam, O7, and laps are left out)."""
-    best = 0
-    for i in range(6):
-        n = mover[i]
-        land = i + n - 6
-        if n and 0 <= land < 6:
-            taken = 0
-            for k in range(land, -1, -1):  # every pit up to the last one got a seed
-                v = other[k] + 1
-                if v != 2 and v != 3:
-                    break
-                taken += v
-            if taken > best:
-                best = taken
-    return best
+    ``other``'s row (O6; the grand slam, O7, and laps are left out): ``other``'s row as the
+    pits a seed makes two or three (``_KIND``) picks, from ``_RUNS``, what a sowing ending on
+    each of its pits takes (every pit up to the last one got a seed); ``_LANDS`` says where a
+    pit's sowing ends. Twice as fast as walking the pits (the evaluation's largest cost)."""
+    run = _RUNS[other.translate(_KIND)]
+    a, b, c, d, e, f = _LANDS
+    return max(
+        run[a[mover[0]]],
+        run[b[mover[1]]],
+        run[c[mover[2]]],
+        run[d[mover[3]]],
+        run[e[mover[4]]],
+        run[f[mover[5]]],
+    )
+
+
+_KIND = bytes([0, 1, 2] + [0] * 253)  # a pit of one or two seeds: capturable with one more
+
+
+def _run(kinds: tuple[int, ...]) -> tuple[int, ...]:
+    """Seeds taken by a sowing whose last seed lands on each pit of a row of ``kinds``
+    (and, last, 0 for a sowing that ends elsewhere)."""
+    out = []
+    for land in range(6):
+        taken = 0
+        for k in range(land, -1, -1):
+            if not kinds[k]:
+                break
+            taken += kinds[k] + 1
+        out.append(taken)
+    return (*out, 0)
+
+
+_RUNS = {bytes(k): _run(k) for k in itertools.product(range(3), repeat=6)}
+# pit i's sowing of n seeds ends on the other row's pit i + n - 6, or elsewhere (index 6)
+_LANDS = tuple(
+    tuple(i + n - 6 if 0 < n and 0 <= i + n - 6 < 6 else 6 for n in range(256)) for i in range(6)
+)
