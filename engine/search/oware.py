@@ -95,15 +95,15 @@ class Weights(NamedTuple):
 
 # Learned from self-play (``tests/bench/oware_tune.py``): see the docstring of ``engine.ai``.
 WEIGHTS = Weights(
-    captured=(1.0, 1.0),
-    seeds=(0.25, 0.25),
-    threat=(0.5, 0.5),
-    threatened=(-0.75, -0.75),
-    kroo=(0.5, 0.5),
-    empty=(0.0, 0.0),
-    weak=(0.0, 0.0),
-    waiting=(0.0, 0.0),
-    reach=(0.0, 0.0),
+    captured=(1.10, 1.13),
+    seeds=(0.02, 0.13),
+    threat=(0.72, 0.83),
+    threatened=(-0.39, -0.25),
+    kroo=(1.04, 5.39),
+    empty=(-1.66, -1.54),
+    weak=(-0.73, -0.48),
+    waiting=(0.78, -0.70),
+    reach=(-0.08, -0.69),
 )
 QUIESCE = 4  # plies of captures followed past the horizon
 
