@@ -101,12 +101,13 @@ class Weights(NamedTuple):
     reach: tuple[float, float]  # seeds one's moves would sow on the other side (up to 6 a pit)
 
 
-# Learned from 600 games of self-play (``tests/bench/oware_tune.py play --games 600 --nodes
-# 4000``, seed 1, then ``fit``): least squares of the seeds each position's mover went on to
-# gain, on 62,945 positions; the fit explains 10 % of that variance (the judged weights before
-# it, 1.6 %: most of a game's future is tactics the search finds, not what a static value sees).
-# At 10,000 nodes a move, weights fitted on the first 300 of those games beat the judged ones
-# 38.5-1.5 in 40 games (balanced by sides, random 4-ply openings).
+# Learned from 600 games of self-play at the weights judged before (``tests/bench/oware_tune.py
+# play --games 600 --nodes 4000 --weights tests/bench/results/oware_judged_weights.json``, then
+# ``fit``): least squares of the seeds each position's mover went on to gain, on 62,945
+# positions; the fit explains 10 % of that variance (the judged weights, 1.6 %: most of a game's
+# future is tactics the search finds, not what a static value sees). At 10,000 nodes a move
+# (``oware_tune.py match``: 40 games, sides alternating, random 4-ply openings) these weights
+# beat the judged ones 36.5-3.5 (a fit of the first 300 games: 38.5-1.5).
 WEIGHTS = Weights(
     captured=(1.10, 1.13),
     seeds=(0.02, 0.13),
