@@ -89,7 +89,7 @@ class Budget(NamedTuple):
     evaluation: str = "basic"  # the family's evaluation (``engine.search.EVALUATIONS``)
 
 
-EXPERT_NODES = {"kalah": 150_000, "oware": 100_000, "bao": 15_000}
+EXPERT_NODES = {"kalah": 150_000, "oware": 100_000, "bao": 50_000}
 # family -> level -> budget
 BUDGETS: dict[str, dict[str, Budget]] = {
     # Kalah's noise is four times Oware's: its evaluation once counted a seed as one, not four,
