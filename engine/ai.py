@@ -36,37 +36,35 @@ the expert evaluation, 54–161 ms (worst 257 ms) against 0.5 s (20 positions a 
 the cap binds only on an overloaded host; a search the cap stops is still a good move, just
 not a reproducible one.
 
-The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 15,000
-in Bao (ten, 6.7 and three times advanced's) with the expert evaluation, against a 10 s cap.
+The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 50,000
+in Bao (ten, 6.7 and ten times advanced's) with the expert evaluation, against a 10 s cap.
 Its first Kalah move in a process also reads the endgame table (about 15 ms; built, where the
 shipped file is missing, in about 2 s of CPU), before the clock starts; ``prepare`` does it
-ahead. Measured in games (``tests/bench/strength.py --pairs advanced:expert --no-cap``, seed 1,
-one job on this shared 2-core host, a run stopped by the session's clock: the gate of 200 games
-a pairing was *not* reached), expert against advanced,
-CPU ms a move mean/max (expert | advanced):
+ahead. Measured in games from balanced openings (``tests/bench/strength.py --pairs
+advanced:expert --no-cap --balance 3``, ``--balance 6`` for Bao: none a forced win, each within
+three (Bao: six) seeds of even by a deeper search, ``tests/bench/openings.py``; seed 1, sides
+alternating, ``tests/bench/results/``), expert against advanced, CPU ms a move mean/max
+(expert | advanced):
 
-    kalah             72 games  52-2-18  73.6 %   241/894 | 21/85
-    oware             72 games  59-3-10  84.0 %   390/867 | 36/206
-    bao-kiswahili     71 games  55-0-16  77.5 %   247/603 | 53/161
-    bao-kujifunza     71 games  37-0-34  52.1 %   137/512 | 36/139
-    bao-nakakamado-a  71 games  55-0-16  77.5 %   239/588 | 52/156
+    kalah            200 games  162-14-24  84.5 %   338/1,218 | 33/156
+    bao-kujifunza    200 games  148-0-52   74.0 %   624/1,542 | 45/116
 
-From balanced openings (``--balance 3``: none a forced win, each within three seeds of even
-by a deeper search; ``tests/bench/openings.py``), 200 games: Kalah 162-14-24, 84.5 % (338/1,218
-ms | 33/156, under other load). The other games' 200-game runs are still to do
-(``tests/bench/results/``).
+Bao la Kujifunza decides itself early: at the 15,000 nodes Bao's expert searched before, 110
+of 187 games (58.8 %), 46 of 57 openings split (each side won once); at 50,000, 48 of 100
+openings won both ways, 52 split, none lost both. Still to run at these budgets: Oware with
+the learned evaluation, Bao la Kiswahili and Nakakamado A (at 15,000 nodes, from random
+openings, 71 games each: 77.5 % and 77.5 %; Oware with the judged weights, 72 games: 84.0 %).
 
-In Bao la Kujifunza 33 of the 35 complete openings were won by the same side in both games
-(each level won its half): from four random plies that game is mostly decided before either
-level moves, and a stronger level gains little there under this protocol. Nodes per second on this
-host, one core: Kalah about 300,000 with the expert evaluation (590,000 basic), Oware about
-190,000–240,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS at equal CPU a move
-(``tests/bench/vs_openspiel.py --match --balance 3``: openings a search finds even, each
-game's simulations set from both sides' CPU so far), 200 games: Kalah expert 183-11-6,
-94.2 % (248 ms a move, MCTS 246); advanced Kalah 87.8 % and Oware 93.2 %. Oware's expert
-scored 80.0 % in 20 games (500 ms a move) but 88.8 % in 40 with a 30,000-node budget (156
-ms): MCTS gains more from a longer think than this search does. Earlier, from random
-openings, MCTS given ten times expert's CPU: Kalah 6 games 5-0-1, Oware 4 games 4-0-0.
+Nodes per second on this host, one core: Kalah about 300,000 with the expert evaluation
+(590,000 basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against
+OpenSpiel's MCTS at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``:
+openings a search finds even, each game's simulations set from both sides' CPU so far), 200
+games: Kalah expert 183-11-6, 94.2 % (248 ms a move, MCTS 246); Oware expert 196-2-2, 98.5 % (395 ms a move, MCTS 396);
+advanced Kalah 87.8 % and Oware 93.2 %. With its judged weights Oware's expert had scored
+80.0 % in 20 games (500 ms a move): learning them turned a level that MCTS outgrew with time
+into one it does not. MCTS given ten times expert's CPU (``--factor 10``): Kalah, the first 24
+of 200 games, 16-5-3, 77.1 % (218 ms a move, MCTS 2,069 ms); Oware not yet run (about 12
+core-hours for 200 games).
 """
 
 from __future__ import annotations
