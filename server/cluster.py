@@ -107,6 +107,14 @@ def parse_slots(reply: list, asked: str) -> dict[tuple[int, int], str]:
     return out
 
 
+def _close_opened(connecting: asyncio.Future) -> None:
+    """Close the connection a connect that finished despite its cancel opened."""
+    if not connecting.cancelled() and connecting.exception() is None:
+        transport = connecting.result().transport
+        if transport is not None:
+            transport.close()
+
+
 class ClusterLink:
     """``await link.execute("HGET", key, "data")`` on whichever master owns ``key``."""
 
@@ -129,6 +137,7 @@ class ClusterLink:
         self.conns: dict[str, _Protocol] = {}
         self._connecting: dict[str, asyncio.Future] = {}
         self._refreshing: asyncio.Future | None = None
+        self.closed = False  # after ``close``, a connection that opens is closed at once
         self.refreshes = 0  # slot map loads, for the tests and the logs
         self.redirects: collections.Counter[str] = collections.Counter()  # MOVED, ASK, ...
         self.map_changed: list = []  # callables told after each refresh (the subscriber)
@@ -215,6 +224,10 @@ class ClusterLink:
         finally:
             if self._connecting.get(address) is connecting and connecting.done():
                 del self._connecting[address]
+        if self.closed:
+            if opened.transport is not None:
+                opened.transport.close()
+            raise RedisConnectionError("the cluster link is closed")
         self.conns[address] = opened
         return opened
 
@@ -332,7 +345,16 @@ class ClusterLink:
         await asyncio.gather(*(self.execute_on(a, "SCRIPT", "LOAD", text) for a in self.masters))
 
     def close(self) -> None:
+        """Close every connection, those still opening too (a slot-map refresh or a redirect
+        may be connecting; left alone, the socket it opens would outlive the link)."""
+        self.closed = True
         for proto in self.conns.values():
             if proto.transport is not None:
                 proto.transport.close()
         self.conns.clear()
+        for connecting in self._connecting.values():
+            connecting.cancel()
+            connecting.add_done_callback(_close_opened)
+        self._connecting.clear()
+        if self._refreshing is not None:
+            self._refreshing.cancel()

@@ -10,9 +10,11 @@ here names only one cluster node in REDIS_URL and finds the rest itself.
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import threading
 import time
+import warnings
 
 import httpx
 import pytest
@@ -22,7 +24,7 @@ from serverproc import ServerProcess
 from wsclient import Client, create_room
 
 import engine
-from server.cluster import slot_of
+from server.cluster import ClusterLink, slot_of
 from server.store import Store
 
 TIMERS = {
@@ -348,3 +350,24 @@ def test_store_follows_ask_and_waits_out_a_split_room(cluster):
             await store.close()
 
     run(scenario())
+
+
+def test_closing_the_link_closes_the_connections_still_opening(cluster):
+    """A slot-map refresh in flight when the link closes: the socket it was opening is
+    closed too, not left for the garbage collector to find (an "unclosed transport"
+    warning in whatever runs then)."""
+
+    async def scenario():
+        link = ClusterLink(cluster.url)
+        link.refresh_soon()  # connecting to the seed node now
+        await asyncio.sleep(0)
+        link.close()
+        await asyncio.sleep(0.5)  # time for a connect that ignored the close to finish
+        return link.conns
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        conns = run(scenario())
+        gc.collect()
+    assert conns == {}
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
