@@ -20,7 +20,7 @@ best read together, not one by one.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import getitem
 from typing import Any, NamedTuple
 
@@ -122,6 +122,16 @@ WEIGHTS = Weights(
 QUIESCE = 4  # plies of captures followed past the horizon
 
 
+# The per-pit terms of ``Weights``: what pit ``i`` of a row (in sowing order) holding ``v``
+# seeds counts for each (the other terms, captures and threats, are the row's, not a pit's).
+PIT_TERMS: dict[str, Callable[[int, int], int]] = {
+    "seeds": lambda i, v: v,
+    "kroo": lambda i, v: v >= 12,
+    "empty": lambda i, v: v == 0,
+    "weak": lambda i, v: 0 < v < 3,
+    "waiting": lambda i, v: 0 < v < 6 - i,
+    "reach": lambda i, v: min(max(v - (5 - i), 0), 6),
+}
 Tables = tuple[tuple[tuple[complex, ...], ...], complex, complex, complex]
 
 
@@ -136,12 +146,7 @@ def weigh(w: Weights) -> Tables:
 
     rows = tuple(
         tuple(
-            c(w.seeds) * v
-            + c(w.kroo) * (v >= 12)
-            + c(w.empty) * (v == 0)
-            + c(w.weak) * (0 < v < 3)
-            + c(w.waiting) * (0 < v < 6 - i)
-            + c(w.reach) * min(max(v - (5 - i), 0), 6)
+            sum(c(getattr(w, name)) * term(i, v) for name, term in PIT_TERMS.items())
             for v in range(256)
         )
         for i in range(6)

@@ -41,45 +41,27 @@ from engine import ai, search  # noqa: E402
 from engine import oware as O  # noqa: E402
 from engine.search import oware as SO  # noqa: E402
 
-NAMES = (
-    "captured",  # captured difference (its future: does a lead grow?)
-    "seeds",  # seeds on one's side minus the opponent's
-    "threat",  # the largest capture the mover makes at once
-    "threatened",  # the largest the opponent threatens
-    "kroo",  # pits of 12 or more seeds, own minus theirs
-    "empty",  # empty pits, own minus theirs
-    "weak",  # pits of one or two seeds (capture targets), own minus theirs
-    "waiting",  # moves that stay on one's own side (tempo), own minus theirs
-    "reach",  # seeds a move sows into the other side, own minus theirs
-)
+NAMES = SO.Weights._fields  # the evaluation's terms, each the mover's minus the opponent's
 
 
 def features(x: int) -> list[float]:
-    """The position's features from its mover's side (``NAMES``)."""
+    """The position's terms (``NAMES``) from its mover's side, as the expert evaluation counts
+    them (``engine.search.oware.PIT_TERMS`` for the per-pit ones)."""
     data = x.to_bytes(15, "little")
     if x & 1:
         mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
     else:
         mine, theirs, store = data[1:7], data[7:13], data[13] - data[14]
-    return [
-        store,
-        sum(mine) - sum(theirs),
-        SO._threat(mine, theirs),
-        SO._threat(theirs, mine),
-        sum(v >= 12 for v in mine) - sum(v >= 12 for v in theirs),
-        sum(v == 0 for v in mine) - sum(v == 0 for v in theirs),
-        sum(0 < v < 3 for v in mine) - sum(0 < v < 3 for v in theirs),
-        _waiting(mine) - _waiting(theirs),
-        _reach(mine) - _reach(theirs),
-    ]
-
-
-def _waiting(row: bytes) -> int:
-    return sum(1 for i, v in enumerate(row) if 0 < v < 6 - i)
-
-
-def _reach(row: bytes) -> int:
-    return sum(min(max(v - (5 - i), 0), 6) for i, v in enumerate(row))
+    rows = {
+        "captured": store,
+        "threat": SO._threat(mine, theirs),
+        "threatened": SO._threat(theirs, mine),
+    }
+    for name, term in SO.PIT_TERMS.items():
+        rows[name] = sum(term(i, v) for i, v in enumerate(mine)) - sum(
+            term(i, v) for i, v in enumerate(theirs)
+        )
+    return [float(rows[name]) for name in NAMES]
 
 
 def play(task: tuple[int, int, float, int, dict[str, Any] | None]) -> dict[str, Any]:
