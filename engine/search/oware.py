@@ -101,12 +101,12 @@ class Weights(NamedTuple):
     reach: tuple[float, float]  # seeds one's moves would sow on the other side (up to 6 a pit)
 
 
-# Learned from 600 games of self-play at the weights judged before (``tests/bench/oware_tune.py
-# play --games 600 --nodes 4000 --weights tests/bench/results/oware_judged_weights.json``, then
-# ``fit``): least squares of the seeds each position's mover went on to gain, on 62,945
+# Learned from 600 games of self-play at the weights judged before (``tests/bench/tune.py play
+# oware --games 600 --nodes 4000 --weights tests/bench/results/oware_judged_weights.json``, then
+# ``fit oware``): least squares of the seeds each position's mover went on to gain, on 62,945
 # positions; the fit explains 10 % of that variance (the judged weights, 1.6 %: most of a game's
 # future is tactics the search finds, not what a static value sees). At 10,000 nodes a move
-# (``oware_tune.py match``: 40 games, sides alternating, random 4-ply openings) these weights
+# (``tune.py match oware``: 40 games, sides alternating, random 4-ply openings) these weights
 # beat the judged ones 36.5-3.5 (a fit of the first 300 games: 38.5-1.5).
 WEIGHTS = Weights(
     captured=(1.10, 1.13),

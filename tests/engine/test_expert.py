@@ -100,21 +100,49 @@ def test_kalah_expert_settles_a_table_position_exactly():
     assert tree.settled(tree.root) == (ai.search.won(margin))
 
 
-def test_kalah_expert_features():
-    # South to move; a-f 2 0 5 0 1 3, A-F (from North's left) 2 0 0 0 3 0, stores 17-15.
+def _kalah_value(terms: tuple[int, ...], board: int, total: int) -> float:
+    """The expert evaluation from its terms: each weight tapered by the seeds in the pits."""
+    return 4 * sum(
+        (f * board + e * (total - board)) / total * t for (f, e), t in zip(SK.WEIGHTS, terms)
+    )
+
+
+def test_kalah_expert_terms():
+    # South to move; a-f 2 0 5 0 1 3, A-F (in North's sowing order) 2 0 0 0 3 0, stores 17-15.
     # No pit of either side reaches its store exactly (pit k needs 6 - k seeds). North's A
-    # (2 seeds) can end in its empty C, facing South's d: empty, so no capture (K6).
+    # (2 seeds) can end in its empty C, facing South's d: empty, so no capture (K6). Empty
+    # pits 2 - 4; sowings short of the store: a, e - A; seeds past it: c 1, f 2 - E 1; seeds
+    # in the two far pits 2 - 2.
     game = engine.load("kalah")
-    w = SK.WEIGHTS
-    tree = KalahExpertTree(game, game.position("2 0 5 0 1 3 [17] 2 0 0 0 3 0 [15] South"))
-    assert tree.evaluate(tree.root) == w[0] * 2 + w[1] * (11 - 5)
+    state = game.position("2 0 5 0 1 3 [17] 2 0 0 0 3 0 [15] South")
+    assert SK.terms(K.pack(state), False) == (2, 0, 0, 11 - 5, 0, -2, 1, 2, 0, 0)
     # e 2 and E 2 now reach their stores (an extra turn waiting for each side); North's A
     # (3 seeds) can end in its empty D, facing South's c: 5 + 1 seeds at risk.
-    tree = KalahExpertTree(game, game.position("2 0 5 0 2 2 [17] 3 0 0 0 2 0 [15] South"))
-    assert tree.evaluate(tree.root) == w[0] * 2 + w[1] * (11 - 5) + w[2] - w[3] - w[4] * 6
-    # The same board with North to move: every feature from North's side.
-    tree = KalahExpertTree(game, game.position("2 0 5 0 2 2 [17] 3 0 0 0 2 0 [15] North"))
-    assert tree.evaluate(tree.root) == -w[0] * 2 - w[1] * (11 - 5) + w[2] - w[3] + w[5] * 6
+    state = game.position("2 0 5 0 2 2 [17] 3 0 0 0 2 0 [15] South")
+    assert SK.terms(K.pack(state), False) == (2, 0, 6, 11 - 5, 0, -2, 0, 2, -1, 0)
+    # The same board with North to move: every term from North's side.
+    state = game.position("2 0 5 0 2 2 [17] 3 0 0 0 2 0 [15] North")
+    terms = SK.terms(K.pack(state), False)
+    assert terms == (-2, 6, 0, 5 - 11, 0, 2, 0, -2, 1, 0)
+    tree = KalahExpertTree(game, state)
+    assert tree.evaluate(tree.root) == round(_kalah_value(terms, 16, 48))
+
+
+@pytest.mark.parametrize("options", [{}, {"seeds": 3, "empty_capture": True}])
+def test_kalah_expert_evaluation_weighs_its_terms(options):
+    """The fast evaluation (tables, cached rows) is the plain weighted sum of ``terms``."""
+    game = engine.load("kalah", **options)
+    checked = 0
+    for state in positions(game, 60, seed=7):
+        tree = KalahExpertTree(game, state)
+        x = tree.root
+        board = sum(state.pits)
+        if tree.settled(x) is not None or board <= tree.table.seeds:
+            continue
+        terms = SK.terms(x, game.empty_capture)
+        assert tree.evaluate(x) == round(_kalah_value(terms, board, game.total))
+        checked += 1
+    assert checked > 30
 
 
 def test_oware_expert_threats():

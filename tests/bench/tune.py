@@ -1,24 +1,31 @@
-"""Learn the weights of Oware's expert evaluation from self-play (issue #20's "learn its weights").
+"""Learn the weights of an expert evaluation from self-play (issue #20's "learn its weights").
 
-    .venv/bin/python tests/bench/oware_tune.py play --games 600 --nodes 4000 --out FILE
-        [--weights JSON] [--jobs 2]
-    .venv/bin/python tests/bench/oware_tune.py fit FILE [FILE …]
-    .venv/bin/python tests/bench/oware_tune.py match JSON [--games 40 --nodes 10000]
+    .venv/bin/python tests/bench/tune.py play FAMILY --games 600 --nodes 4000 --out FILE
+        [--weights JSON] [--noise Q] [--jobs 2]
+    .venv/bin/python tests/bench/tune.py fit FAMILY FILE [FILE …]
+    .venv/bin/python tests/bench/tune.py match FAMILY JSON [--games 40 --nodes 10000]
 
-``play`` lets the search play itself (``--nodes`` a move, the expert evaluation (with
-``--weights``, those instead of the shipped: the shipped weights were learned from games at
-``results/oware_judged_weights.json``, the ones before them), Gaussian
-noise of ``--noise`` seeds on the root values, from ``--opening`` random plies) and writes, per
-game, every position as a packed board (``engine.oware.pack``) with the game's final score.
-``fit`` says what each position was worth: the seeds its mover went on to gain over the
-opponent from there (final margin minus captured margin now), and fits it by least squares
-on ``features`` of the position, all from the mover's side; it prints each feature's weight in
-seeds and in the evaluation's quarter seeds, and how much of the variance the fit explains
-against captured-margin-only and against the shipped ``WEIGHTS``. The fit is an ordinary
-least-squares solve of the normal equations (a dozen features: no library needed); the line
-after "as Weights" is the tapered fit as a JSON object of ``engine.search.oware.Weights``' fields.
-``match`` plays weights from such a file against the shipped ones, both at ``--nodes``.
-About 2 s of CPU a self-play game at 4,000 nodes, 10 s a match game at 10,000.
+FAMILY is ``kalah`` or ``oware``: each has an expert evaluation made of named terms
+(``engine.search.kalah.Weights``, ``engine.search.oware.Weights``), each weight a pair (with
+every seed on the board, with none). ``play`` lets the search play itself (``--nodes`` a move,
+the expert evaluation (with ``--weights``, those instead of the shipped), Gaussian noise of
+``--noise`` quarter seeds on the root values, from ``--opening`` random plies) and writes,
+per game, every position as a packed board with the game's final score. ``fit`` says what
+each position was worth: the seeds its mover went on to gain over the opponent from there
+(final margin minus store margin now), and fits it by least squares on the position's terms
+(``terms``: the evaluation's own count, from the mover's side), each term's weight tapered
+by the seeds left on the board; positions the evaluation never sees (Kalah's endgame table
+and decided games) are left out. It prints the weights, how much of the variance the fit
+explains against the shipped weights, and, after "as Weights", the fit as a JSON object of
+``Weights``' fields. The fit is an ordinary least-squares solve of the normal equations (a
+score of terms: no library needed). ``match`` plays weights from such a file against the
+shipped ones, both at ``--nodes``, sides alternating from random openings.
+
+How the shipped weights were made: Oware's from 600 games played at the weights judged before
+(``results/oware_judged_weights.json``, noise 0.5; about 20 minutes on one core, 2 s a game);
+Kalah's in two generations of 1,000 games each, 4,000 nodes a move, noise 2: the first at the
+judged weights they replaced (``results/kalah_judged_weights.json``), the second at the
+first's fit (``results/kalah_gen1_weights.json``, seed 2), fitted together (about 0.5 s a game).
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,15 +46,23 @@ from openings import random_opening  # noqa: E402
 
 import engine  # noqa: E402
 from engine import ai, search  # noqa: E402
+from engine import kalah as K  # noqa: E402
 from engine import oware as O  # noqa: E402
+from engine.search import kalah as SK  # noqa: E402
 from engine.search import oware as SO  # noqa: E402
 
-NAMES = SO.Weights._fields  # the evaluation's terms, each the mover's minus the opponent's
+
+class Family(NamedTuple):
+    tree: type  # the expert tree, whose class attribute ``tables`` holds its weights
+    weights: Any  # the shipped ``Weights``
+    weigh: Callable[[Any], Any]  # ``Weights`` -> ``tables``
+    pack: Callable[[Any], int]
+    terms: Callable[[int], tuple[int, ...]]  # a packed board's terms, the mover's side
+    stores: tuple[int, int]  # the bytes of South's and North's store in a packed board
+    seen: Callable[[int], bool]  # whether the evaluation ever values this board
 
 
-def features(x: int) -> list[float]:
-    """The position's terms (``NAMES``) from its mover's side, as the expert evaluation counts
-    them (``engine.search.oware.PIT_TERMS`` for the per-pit ones)."""
+def _oware_terms(x: int) -> tuple[int, ...]:
     data = x.to_bytes(15, "little")
     if x & 1:
         mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
@@ -61,16 +77,39 @@ def features(x: int) -> list[float]:
         rows[name] = sum(term(i, v) for i, v in enumerate(mine)) - sum(
             term(i, v) for i, v in enumerate(theirs)
         )
-    return [float(rows[name]) for name in NAMES]
+    return tuple(rows[name] for name in SO.Weights._fields)
 
 
-def play(task: tuple[int, int, float, int, dict[str, Any] | None]) -> dict[str, Any]:
-    seed, nodes, noise, opening, weights = task
+def _kalah_seen(x: int) -> bool:
+    """Not a decided game (a store past half) nor a board the endgame table values."""
+    data = x.to_bytes(15, "little")
+    return max(data[7], data[14]) <= 24 and 48 - data[7] - data[14] > SK.kalah_table.SEEDS
+
+
+FAMILIES = {
+    "kalah": Family(
+        SK.KalahExpertTree,
+        SK.WEIGHTS,
+        SK.weigh,
+        K.pack,
+        lambda x: SK.terms(x, False),
+        (7, 14),
+        _kalah_seen,
+    ),
+    "oware": Family(
+        SO.OwareExpertTree, SO.WEIGHTS, SO.weigh, O.pack, _oware_terms, (13, 14), lambda x: True
+    ),
+}
+
+
+def play(task: tuple[str, int, int, float, int, dict[str, Any] | None]) -> dict[str, Any]:
+    name, seed, nodes, noise, opening, weights = task
+    fam = FAMILIES[name]
     evaluation = "expert"
     if weights is not None:
-        search.TREES["oware"]["trial"] = _trial(weights)
+        search.TREES[name]["trial"] = _trial(fam, weights)
         evaluation = "trial"
-    game = engine.load("oware")
+    game = engine.load(name)
     rng = random.Random(seed)
     state = game.start()
     for _ in range(opening):
@@ -78,7 +117,7 @@ def play(task: tuple[int, int, float, int, dict[str, Any] | None]) -> dict[str, 
     budget = ai.Budget(nodes=nodes, seconds=600.0, noise=noise, evaluation=evaluation)
     boards = []
     while moves := game.legal_moves(state):
-        boards.append(O.pack(state))
+        boards.append(fam.pack(state))
         if len(moves) == 1:
             move = moves[0]
         else:
@@ -90,7 +129,10 @@ def play(task: tuple[int, int, float, int, dict[str, Any] | None]) -> dict[str, 
     return {"seed": seed, "boards": boards, "score": list(over.score)}
 
 
-def fit(paths: list[str]) -> None:
+def fit(name: str, paths: list[str]) -> None:
+    fam = FAMILIES[name]
+    names = type(fam.weights)._fields
+    south_store, north_store = fam.stores
     rows: list[list[float]] = []
     ys: list[float] = []
     for path in paths:
@@ -98,44 +140,37 @@ def fit(paths: list[str]) -> None:
             g = json.loads(line)
             south, north = g["score"]
             for x in g["boards"]:
-                f = features(x)
+                if not fam.seen(x):
+                    continue
+                f = [float(v) for v in fam.terms(x)]
                 margin = south - north if not x & 1 else north - south
-                board = 48 - (x >> O.SH[12] & 255) - (x >> O.SH[13] & 255)
+                board = 48 - (x >> 8 * south_store & 255) - (x >> 8 * north_store & 255)
                 rows.append(f + [v * board / 48 for v in f])  # tapered: weight at 48 and at 0
                 ys.append(margin - f[0])
-    n, k = len(rows), len(NAMES)
-    w = _solve(rows, ys, range(k))
+    n, k = len(rows), len(names)
     t = _solve(rows, ys, range(2 * k))
-    print("tapered, weight in seeds with 48 seeds on the board / with none:")
-    for j, name in enumerate(NAMES):
-        print(f"{name:>11} {t[j] + t[j + k]:7.3f} {t[j]:7.3f}")
+    print(f"{names[0]} is one seed of margin now plus its fitted gain; tapered weights in")
+    print("seeds with 48 seeds on the board / with none:")
     learned = {
         name: [round(t[j] + t[j + k] + (j == 0), 3), round(t[j] + (j == 0), 3)]
-        for j, name in enumerate(NAMES)
+        for j, name in enumerate(names)
     }
-    print("as Weights (captured: one seed of margin now plus its fitted gain):")
-    print(json.dumps(learned))
+    for name, (full, empty) in learned.items():
+        print(f"{name:>11} {full:7.3f} {empty:7.3f}")
     mean = sum(ys) / n
     total = sum((y - mean) ** 2 for y in ys)
 
-    def explained(weights: list[float], cols: range | list[int]) -> float:
-        err = sum((y - sum(weights[j] * r[j] for j in cols)) ** 2 for r, y in zip(rows, ys))
+    def explained(weights: list[float]) -> float:
+        err = sum((y - sum(w * v for w, v in zip(weights, r))) ** 2 for r, y in zip(rows, ys))
         return 1 - err / total
 
-    print(
-        f"{n} positions, {sum(1 for _ in paths)} files; variance of the future margin {total / n:.1f}"
-    )
-    print(f"{'feature':>11} {'seeds':>7} {'quarters':>8}")
-    for name, v in zip(NAMES, w):
-        print(f"{name:>11} {v:7.3f} {4 * v + (4 if name == 'captured' else 0):8.2f}")
-    print(f"explained by the fit: {explained(w, range(k)):.3f}")
-    print(f"explained by the tapered fit: {explained(t, range(2 * k)):.3f}")
-    shipped = [a for a, _ in SO.WEIGHTS]  # the full board's weights; captured is the gain
-    shipped[0] -= 1.0  # over the captured margin now
-    print(f"explained by the shipped WEIGHTS (full board's): {explained(shipped, range(k)):.3f}")
-    basic = [0.0] * k
-    basic[1] = 0.25
-    print(f"explained by the basic evaluation: {explained(basic, range(k)):.3f}")
+    shipped = [b for _, b in fam.weights] + [a - b for a, b in fam.weights]
+    shipped[0] -= 1.0  # the gain over the store margin now
+    print(f"{n} positions, {len(paths)} files; variance of the future margin {total / n:.1f}")
+    fitted, judged = explained(t), explained(shipped)
+    print(f"explained by the fit: {fitted:.3f}; by the shipped weights: {judged:.3f}")
+    print("as Weights:")
+    print(json.dumps(learned))
 
 
 def _solve(rows: list[list[float]], ys: list[float], cols: range) -> list[float]:
@@ -155,12 +190,12 @@ def _solve(rows: list[list[float]], ys: list[float], cols: range) -> list[float]
     return [a[i][k] / a[i][i] if a[i][i] else 0.0 for i in range(k)]
 
 
-def match(task: tuple[dict[str, Any], int, int, int, int]) -> float:
+def match(task: tuple[str, dict[str, Any], int, int, int, int]) -> float:
     """One game, trial weights against the shipped ones, both at ``nodes``; the trial's
     points. Game ``index`` plays pair ``index // 2``'s opening, the trial South when even."""
-    weights, nodes, index, seed, plies = task
-    search.TREES["oware"]["trial"] = _trial(weights)
-    game = engine.load("oware")
+    name, weights, nodes, index, seed, plies = task
+    search.TREES[name]["trial"] = _trial(FAMILIES[name], weights)
+    game = engine.load(name)
     rng = random.Random(seed * 7919 + index // 2)
     _, state = random_opening(game, plies, rng)
     side = index % 2  # the trial's side
@@ -179,15 +214,16 @@ def match(task: tuple[dict[str, Any], int, int, int, int]) -> float:
     return 0.5 if over.winner is None else float(over.winner == side)
 
 
-def _trial(weights: dict[str, Any]) -> type[SO.OwareExpertTree]:
+def _trial(fam: Family, weights: dict[str, Any]) -> type:
     """The expert tree with ``weights`` (``Weights``' fields) instead of the shipped ones."""
-    return type("Trial", (SO.OwareExpertTree,), {"tables": SO.weigh(SO.Weights(**weights))})
+    return type("Trial", (fam.tree,), {"tables": fam.weigh(type(fam.weights)(**weights))})
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("play")
+    p.add_argument("family", choices=FAMILIES)
     p.add_argument("--games", type=int, default=400)
     p.add_argument("--nodes", type=int, default=4000)
     p.add_argument("--noise", type=float, default=0.5)
@@ -197,8 +233,10 @@ def main() -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--weights", help="a JSON object of Weights' fields (default: the shipped)")
     f = sub.add_parser("fit")
+    f.add_argument("family", choices=FAMILIES)
     f.add_argument("files", nargs="+")
     m = sub.add_parser("match")
+    m.add_argument("family", choices=FAMILIES)
     m.add_argument("weights", help="a JSON object of Weights' fields")
     m.add_argument("--games", type=int, default=100)
     m.add_argument("--nodes", type=int, default=20000)
@@ -207,11 +245,14 @@ def main() -> None:
     m.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
     if args.cmd == "fit":
-        fit(args.files)
+        fit(args.family, args.files)
         return
     if args.cmd == "match":
         weights = json.loads(Path(args.weights).read_text())
-        games = [(weights, args.nodes, k, args.seed, args.opening) for k in range(args.games)]
+        games = [
+            (args.family, weights, args.nodes, k, args.seed, args.opening)
+            for k in range(args.games)
+        ]
         points = 0.0
         with Pool(args.jobs) as pool:
             for k, won in enumerate(pool.imap(match, games), 1):
@@ -223,7 +264,7 @@ def main() -> None:
         return
     weights = json.loads(Path(args.weights).read_text()) if args.weights else None
     tasks = [
-        (args.seed * 1_000_003 + k, args.nodes, args.noise, args.opening, weights)
+        (args.family, args.seed * 1_000_003 + k, args.nodes, args.noise, args.opening, weights)
         for k in range(args.games)
     ]
     with Pool(args.jobs) as pool, open(args.out, "a") as out:
