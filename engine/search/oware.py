@@ -154,6 +154,23 @@ def weigh(w: Weights) -> Tables:
     return rows, c(w.captured), c(w.threat), c(w.threatened)
 
 
+def terms(x: int) -> tuple[int, ...]:
+    """The terms of packed board ``x`` (``Weights``' fields in order) from its mover's side,
+    counted plainly: what ``OwareExpertTree.evaluate`` weighs, and what the weights are fitted
+    on (``tests/bench/tune.py``)."""
+    mine, theirs, store = _sides(x)
+    counts = {
+        "captured": store,
+        "threat": _threat(mine, theirs),
+        "threatened": _threat(theirs, mine),
+    }
+    for name, term in PIT_TERMS.items():
+        counts[name] = sum(term(i, v) for i, v in enumerate(mine)) - sum(
+            term(i, v) for i, v in enumerate(theirs)
+        )
+    return tuple(counts[name] for name in Weights._fields)
+
+
 class OwareExpertTree(OwareTree):
     """Oware for the expert level and the hint: the learned evaluation (``WEIGHTS``) and a
     quiescence search of captures (``QUIESCE`` plies)."""
@@ -188,7 +205,7 @@ class OwareExpertTree(OwareTree):
 
     def evaluate(self, x: int) -> int:
         data = x.to_bytes(15, "little")
-        if x & 1:
+        if x & 1:  # what _sides says, inline: this is the search's hottest function
             mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
         else:
             mine, theirs, store = data[1:7], data[7:13], data[13] - data[14]
@@ -202,6 +219,14 @@ class OwareExpertTree(OwareTree):
         )
         board = 48 - data[13] - data[14]
         return round((v.real * board + v.imag * (48 - board)) / 12)  # quarter seeds
+
+
+def _sides(x: int) -> tuple[bytes, bytes, int]:
+    """The mover's row, the opponent's (each in sowing order) and the captured difference."""
+    data = x.to_bytes(15, "little")
+    if x & 1:
+        return data[7:13], data[1:7], data[14] - data[13]
+    return data[1:7], data[7:13], data[13] - data[14]
 
 
 def _threat(mover: bytes, other: bytes) -> int:

@@ -62,24 +62,6 @@ class Family(NamedTuple):
     seen: Callable[[int], bool]  # whether the evaluation ever values this board
 
 
-def _oware_terms(x: int) -> tuple[int, ...]:
-    data = x.to_bytes(15, "little")
-    if x & 1:
-        mine, theirs, store = data[7:13], data[1:7], data[14] - data[13]
-    else:
-        mine, theirs, store = data[1:7], data[7:13], data[13] - data[14]
-    rows = {
-        "captured": store,
-        "threat": SO._threat(mine, theirs),
-        "threatened": SO._threat(theirs, mine),
-    }
-    for name, term in SO.PIT_TERMS.items():
-        rows[name] = sum(term(i, v) for i, v in enumerate(mine)) - sum(
-            term(i, v) for i, v in enumerate(theirs)
-        )
-    return tuple(rows[name] for name in SO.Weights._fields)
-
-
 def _kalah_seen(x: int) -> bool:
     """Not a decided game (a store past half) nor a board the endgame table values."""
     data = x.to_bytes(15, "little")
@@ -97,7 +79,7 @@ FAMILIES = {
         _kalah_seen,
     ),
     "oware": Family(
-        SO.OwareExpertTree, SO.WEIGHTS, SO.weigh, O.pack, _oware_terms, (13, 14), lambda x: True
+        SO.OwareExpertTree, SO.WEIGHTS, SO.weigh, O.pack, SO.terms, (13, 14), lambda x: True
     ),
 }
 

@@ -168,6 +168,19 @@ def test_oware_expert_threats():
     assert abs(tree.evaluate(tree.root) - 4 * seeds) <= 0.5  # in quarter seeds, rounded
 
 
+def test_oware_expert_evaluation_weighs_its_terms():
+    """The fast evaluation (per-pit tables, threat tables) is the plain weighted sum of
+    ``terms``, each weight tapered by the seeds on the board."""
+    game = engine.load("oware")
+    for state in positions(game, 40, seed=9):
+        tree = OwareExpertTree(game, state)
+        x = tree.root
+        board = sum(state.pits)
+        terms = SO.terms(x)
+        value = sum((f * board + e * (48 - board)) / 48 * t for (f, e), t in zip(SO.WEIGHTS, terms))
+        assert tree.evaluate(x) == round(4 * value)
+
+
 def test_bao_expert_features():
     # South's front pit ring 0 (3 seeds) faces North's front ring 23 (5 seeds): contact,
     # 5 seeds South could take and 3 it could lose; ring 2 (1) faces an empty pit. Pits of two
