@@ -51,14 +51,16 @@ three (Bao: six) seeds of even by a deeper search, ``tests/bench/openings.py``; 
 alternating, ``tests/bench/results/``), expert against advanced, CPU ms a move mean/max
 (expert | advanced):
 
-    kalah            200 games  162-14-24  84.5 %   338/1,218 | 33/156   (judged weights)
-    bao-kujifunza    200 games  148-0-52   74.0 %   624/1,542 | 45/116
+    kalah             200 games  171-12-17  88.5 %   254/1,150 | 23/138
+    oware             200 games  189-4-7    95.5 %   369/927   | 38/207
+    bao-kiswahili     200 games  170-0-30   85.0 %   817/2,157 | 52/174
+    bao-kujifunza     200 games  148-0-52   74.0 %   624/1,542 | 45/116
 
-Bao la Kujifunza decides itself early: at the 15,000 nodes Bao's expert searched before, 110
-of 187 games (58.8 %), 46 of 57 openings split (each side won once); at 50,000, 48 of 100
-openings won both ways, 52 split, none lost both. Still to run at these budgets: Oware with
-the learned evaluation, Bao la Kiswahili and Nakakamado A (at 15,000 nodes, from random
-openings, 71 games each: 77.5 % and 77.5 %; Oware with the judged weights, 72 games: 84.0 %).
+(Kalah with the judged weights before: 162-14-24, 84.5 %.) Bao la Kujifunza decides itself
+early: at the 15,000 nodes Bao's expert searched before, 110 of 187 games (58.8 %), 46 of 57
+openings split (each side won once); at 50,000, 48 of 100 openings won both ways, 52 split,
+none lost both. Still to run at these budgets: Nakakamado A (at 15,000 nodes, from random
+openings, 71 games: 77.5 %).
 
 Nodes per second on this host, one core: Kalah about 300,000 with the expert evaluation (590,000
 basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's
