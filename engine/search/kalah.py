@@ -163,9 +163,10 @@ PIT_TERMS: dict[str, Callable[[int, int], int]] = {
 # per pit (sowing order) and seed count, the weighted sum of the per-pit terms, as a complex
 # number: real part the full board's weight, imaginary part the empty board's
 Table = tuple[tuple[complex, ...], ...]
+Tables = tuple[Table, complex, complex, complex]
 
 
-def weigh(w: Weights) -> tuple[Table, complex, complex, complex]:
+def weigh(w: Weights) -> Tables:
     """``w`` as ``KalahExpertTree.evaluate`` reads it: the per-pit table and the weights of
     the stores and of the threats, each a complex number (full board, empty board)."""
     rows = tuple(
@@ -199,11 +200,11 @@ class KalahExpertTree(KalahTree):
     """Kalah for the expert level and the hint: the endgame table (``kalah_table``) where it
     is valid, and the learned evaluation (``WEIGHTS``, ``terms``) elsewhere."""
 
-    tables = weigh(WEIGHTS)
+    tables: Tables = weigh(WEIGHTS)
 
     def __init__(self, game: K.Kalah, state: K.KalahState) -> None:
         super().__init__(game, state)
-        self.total = game.total
+        self.total: int = game.total
         self.table = kalah_table.table(game.empty_capture, kalah_table.SEEDS)
         self.rows: dict[bytes, tuple[complex, tuple[int, ...]]] = {}
 
