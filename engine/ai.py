@@ -52,12 +52,12 @@ alternating, ``tests/bench/results/``), expert against advanced, CPU ms a move m
     oware             200 games  189-4-7    95.5 %   369/927   | 38/207
     bao-kiswahili     200 games  170-0-30   85.0 %   817/2,157 | 52/174
     bao-kujifunza     200 games  148-0-52   74.0 %   624/1,542 | 45/116
+    bao-nakakamado-a  200 games  168-0-32   84.0 %   1,070/2,608 | 72/188
 
 (Kalah's learned weights, not shipped: 171-12-17, 88.5 %.) Bao la Kujifunza decides itself
 early: at the 15,000 nodes Bao's expert searched before, 110 of 187 games (58.8 %), 46 of 57
 openings split (each side won once); at 50,000, 48 of 100 openings won both ways, 52 split,
-none lost both. Still to run at these budgets: Nakakamado A (at 15,000 nodes, from random
-openings, 71 games: 77.5 %).
+none lost both.
 
 Nodes per second on this host, one core: Kalah about 300,000 with the expert evaluation (590,000
 basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's
@@ -68,8 +68,8 @@ move: under the gate, so not shipped); Oware expert 196-2-2, 98.5 % (395
 ms a move, MCTS 396); advanced Kalah 87.8 % and Oware 93.2 %. With its judged weights Oware's
 expert had scored 80.0 % in 20 games (500 ms a move): learning them turned a level that MCTS
 outgrew with time into one it does not. MCTS given ten times expert's CPU (``--factor 10``):
-Kalah, the first 24 of 200 games, 16-5-3, 77.1 % (218 ms a move, MCTS 2,069
-ms); Oware not yet run (about 12 core-hours for 200 games).
+Kalah, the first 151 of 200 games, 107-16-28, 76.2 % (302 ms a move, MCTS
+3,033 ms); Oware not yet run (about 12 core-hours for 200 games).
 """
 
 from __future__ import annotations

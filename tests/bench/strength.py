@@ -62,6 +62,7 @@ balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/
     oware             advanced:expert  200 games  189-4-7    95.5 %  369/927    (7 split)
     bao-kiswahili     advanced:expert  200 games  170-0-30   85.0 %  817/2,157  (22 split)
     bao-kujifunza     advanced:expert  200 games  148-0-52   74.0 %  624/1,542  (52 split)
+    bao-nakakamado-a  advanced:expert  200 games  168-0-32   84.0 %  1,070/2,608  (30 split)
 
 (``--balance 6`` for the Bao profiles.)
 
