@@ -35,19 +35,33 @@ Oware, an action is the pit index 0–5 counted from the mover's left, so our mo
 boards, scores, player to move and result after every ply before the match starts.
 
 Sides alternate (game ``2k`` and ``2k+1`` share a random opening of ``--opening`` plies,
-two by default, with the sides swapped); ``--balance SEEDS`` keeps only openings a search
-values within that many seeds of even (``openings.balanced``). Score: our points (win 1,
+four by default, with the sides swapped); ``--balance SEEDS`` keeps only openings a search
+values within that many seeds of even (``openings.balanced``), and no two pairs of a run share
+an opening (``openings.distinct``; ``--repeats`` for the runs before, which drew each pair's
+opening on its own from two plies: in Kalah 100 such pairs had 9 openings between them, so
+every figure of those runs rests on 9 positions, each played 11 times a side on average,
+and Oware's had 32). Score: our points (win 1,
 draw ½) per game, and how many pairs split (each side won once: the opening, not the players,
 decided). ``--log``/``--resume`` as in ``strength.py``: a run may span sessions.
 
-Runs with balanced openings and matched CPU (``--match --balance 3``, two random plies, seed 1,
-one job, open_spiel 2.0.2; logs in ``tests/bench/results/vs_openspiel.jsonl``); our points,
-W-D-L, pairs split, CPU ms a move ours | MCTS:
+Runs with balanced openings and matched CPU (``--match --balance 3``, seed 1, open_spiel 2.0.2;
+logs in ``tests/bench/results/vs_openspiel.jsonl``); our points, W-D-L, pairs split, CPU ms a
+move ours | MCTS. With distinct openings of four plies (the default now):
+
+    kalah  expert    not run yet
+
+With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
 
     kalah  advanced  200 games  170-11-19  87.8 %  split 20 of 100   21.5 | 21.6  (~9,500 sims)
     oware  advanced  200 games  186-1-13   93.2 %  split 13 of 100   54.6 | 54.5  (~2,800 sims)
     kalah  expert    200 games  183-11-6   94.2 %  split  6 of 100  248   | 246   (~107,000 sims)
-    oware  expert     20 games  16-0-4     80.0 %  split  4 of 10   500   | 491   (~29,000 sims)
+    oware  expert    200 games  196-2-2    98.5 %  split  2 of 100  395   | 396   (~24,000 sims)
+    kalah  expert, MCTS 10x CPU (``--factor 10``), 200 games  139-21-40  74.8 %  split 40 of
+           100  305 | 3,063  (~1,290,000 sims); as North 65.5 %, South 84.0 %. 13 of the 40
+           losses come from one opening, 3 11, each lost as North in 16 plies; in the one
+           replayed, MCTS (South) plays 1 and 4, a 2,000,000-node search then values the
+           position +5 for South, and after the expert's fifth move finds South's forced win
+    oware  expert with its judged weights, 20 games  16-0-4  80.0 %  500 | 491
     oware  expert at 30,000 nodes (``--nodes 30000``), 40 games each, weights of
            ``engine.search.oware.WEIGHTS`` as shipped 88.8 %; without the kroo term 81.2 %;
            without the kroo and own-side terms 87.5 % (156-182 ms a move, ~9,300 sims)
@@ -76,7 +90,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     pyspiel = None
 
-from openings import balanced
+from openings import balanced, distinct
 from osp_rules import OSP_NAME, check, from_osp, result_matches, same, settle, to_osp
 from runlog import append, fingerprint, logged
 
@@ -207,13 +221,16 @@ def play_game(task: tuple[str, str, int, float, int, int, list[int]]) -> dict[st
         "bot": spent["bot"],
         "sims": sims,
         "side": ours_side,
+        "opening": opening,
     }
 
 
-def make_opening(task: tuple[str, int, int, int, float]) -> tuple[int, list[int]]:
-    profile, k, plies, seed, within = task
+def make_opening(task: tuple[str, int, int, int, float, int]) -> tuple[int, list[int]]:
+    """Opening ``k`` of a run, drawn again (``attempt`` > 0) where an earlier pair has it."""
+    profile, k, plies, seed, within, attempt = task
     game = engine.load(profile)
-    return k, balanced(game, plies, f"{seed}/{profile}/{k}", within).moves
+    key = f"{seed}/{profile}/{k}" + (f"/{attempt}" if attempt else "")
+    return k, balanced(game, plies, key, within).moves
 
 
 def main() -> None:
@@ -232,7 +249,12 @@ def main() -> None:
         action="store_true",
         help="set each game's simulations from both sides' CPU so far in the match",
     )
-    ap.add_argument("--opening", type=int, default=2, help="random plies before the game")
+    ap.add_argument("--opening", type=int, default=4, help="random plies before the game")
+    ap.add_argument(
+        "--repeats",
+        action="store_true",
+        help="let pairs share an opening (the runs before openings were made distinct)",
+    )
     ap.add_argument(
         "--balance", type=float, default=0.0, help="openings within this many seeds of even"
     )
@@ -262,6 +284,8 @@ def main() -> None:
             "opening": args.opening,
             "balance": args.balance,
         }
+        if not args.repeats:
+            run["distinct"] = True
         results: dict[int, dict[str, Any]] = {}
         for g in logged(args.log if args.resume else None, run, lambda g: engine_id):
             if g["index"] < args.games:
@@ -285,13 +309,21 @@ def main() -> None:
         ctx = multiprocessing.get_context("spawn")
         init = (args.level, args.nodes, args.evaluation, args.no_cap)
         with ctx.Pool(args.jobs, set_level, init) as pool:
-            pairs = sorted({i // 2 for i in todo})
+            # distinct openings depend on every lower pair's, so all are drawn, even on resume
+            pairs = sorted({i // 2 for i in (range(args.games) if not args.repeats else todo)})
             found = dict(
                 pool.imap(
                     make_opening,
-                    [(profile, k, args.opening, args.seed, args.balance) for k in pairs],
+                    [(profile, k, args.opening, args.seed, args.balance, 0) for k in pairs],
                 )
             )
+            if not args.repeats:
+                found = distinct(
+                    found,
+                    lambda k, n: make_opening(
+                        (profile, k, args.opening, args.seed, args.balance, n)
+                    )[1],
+                )
             factor = args.factor if args.match else 0.0
             tasks = [(profile, args.level, sims, factor, i, args.seed, found[i // 2]) for i in todo]
             for r in pool.imap_unordered(play_game, tasks, chunksize=1):
@@ -309,6 +341,7 @@ def summary(profile: str, results: list[dict[str, Any]], engine_id: str, seconds
     for r in results:
         by_pair[r["index"] // 2] = by_pair.get(r["index"] // 2, 0.0) + r["points"]
     split = sum(1 for v in by_pair.values() if v == 1.0)
+    openings = {repr(r["opening"]) for r in results if "opening" in r}
     sims = sorted(r["sims"] for r in results)
     print(
         f"{profile}: {len(pts)} games vs OpenSpiel MCTS (simulations {sims[0]}–{sims[-1]}, "
@@ -317,7 +350,7 @@ def summary(profile: str, results: list[dict[str, Any]], engine_id: str, seconds
         f"(max {1000 * max(r['ours'][2] for r in results):.0f}), MCTS "
         f"{1000 * bot[0] / bot[1]:.1f} (max {1000 * max(r['bot'][2] for r in results):.0f}), "
         f"MCTS/ours {bot[0] / bot[1] / (ours[0] / ours[1]):.2f}; pairs split {split} of "
-        f"{len(by_pair)}; {sum(r['plies'] for r in results) / len(results):.0f} plies/game; "
+        f"{len(by_pair)} ({len(openings)} distinct openings logged); {sum(r['plies'] for r in results) / len(results):.0f} plies/game; "
         f"engine {engine_id}; {seconds:.0f} s",
         flush=True,
     )
