@@ -73,7 +73,8 @@ not yet run (about 12 core-hours for 200 games). All these runs drew each pair's
 (two random plies) on its own, and in Kalah 100 pairs had only 9 openings between them:
 13 of the 40 losses at 10x are one opening lost as North. The benches now draw distinct
 openings of four plies (``openings.distinct``); Kalah's expert from those, at equal CPU:
-not run yet.
+164-15-21, 85.8 % (304 ms a move, MCTS 298; as South 87.5 %, North 84.0 %), under the 90 %
+asked: the 94.2 % above was the 9 openings'.
 """
 
 from __future__ import annotations
