@@ -57,8 +57,8 @@ session's clock well short of 200 games; CPU ms a move of the upper level, mean/
 (Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.) From
 balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/strength.jsonl``:
 
-    kalah             advanced:expert  200 games  162-14-24  84.5 %  338/1,218  (27 of 100 split)
-                      (shipped, judged weights; learned ones, not shipped: 171-12-17, 88.5 %)
+    kalah             advanced:expert  200 games  171-12-17  88.5 %  254/1,150  (19 of 100 split)
+                      (the judged weights: 162-14-24, 84.5 %, 338/1,218, 27 split)
     oware             advanced:expert  200 games  189-4-7    95.5 %  369/927    (7 split)
     bao-kiswahili     advanced:expert  200 games  170-0-30   85.0 %  817/2,157  (22 split)
     bao-kujifunza     advanced:expert  200 games  148-0-52   74.0 %  624/1,542  (52 split)

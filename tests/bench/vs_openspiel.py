@@ -48,15 +48,17 @@ Runs with balanced openings and matched CPU (``--match --balance 3``, seed 1, op
 logs in ``tests/bench/results/vs_openspiel.jsonl``); our points, W-D-L, pairs split, CPU ms a
 move ours | MCTS. With distinct openings of four plies (the default now):
 
-    kalah  expert    200 games  164-15-21  85.8 %  split 15 of 100  304   | 298   (~126,000 sims)
+    kalah  expert    200 games  169-18-13  89.0 %  split 12 of 100  297   | 303   (~121,000 sims)
+           (the judged weights: 164-15-21  85.8 %  split 15 of 100  304 | 298)
 
 With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
 
     kalah  advanced  200 games  170-11-19  87.8 %  split 20 of 100   21.5 | 21.6  (~9,500 sims)
     oware  advanced  200 games  186-1-13   93.2 %  split 13 of 100   54.6 | 54.5  (~2,800 sims)
-    kalah  expert    200 games  183-11-6   94.2 %  split  6 of 100  248   | 246   (~107,000 sims)
+    kalah  expert    200 games  168-19-13  88.8 %  295 | 295; the judged weights 183-11-6  94.2 %
+           split  6 of 100  248 | 246  (~107,000 sims)
     oware  expert    200 games  196-2-2    98.5 %  split  2 of 100  395   | 396   (~24,000 sims)
-    kalah  expert, MCTS 10x CPU (``--factor 10``), 200 games  139-21-40  74.8 %  split 40 of
+    kalah  expert (judged), MCTS 10x CPU (``--factor 10``), 200 games  139-21-40  74.8 %  split 40 of
            100  305 | 3,063  (~1,290,000 sims); as North 65.5 %, South 84.0 %. 13 of the 40
            losses come from one opening, 3 11, each lost as North in 16 plies; in the one
            replayed, MCTS (South) plays 1 and 4, a 2,000,000-node search then values the
