@@ -67,7 +67,7 @@ basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). A
 MCTS at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``: 100 distinct
 openings of four plies a search finds even, each game's simulations set from both sides' CPU
 so far), 200 games: Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 %
-asked (judged weights 164-15-21, 85.8 %). Runs before openings were made distinct drew two
+asked (judged weights 164-15-21, 85.8 %); Kalah advanced 150-16-34, 79.0 % (25 ms a move). Runs before openings were made distinct drew two
 plies for each pair on its own, and in Kalah 100 pairs had 9 openings between them (Oware 32):
 there Kalah's expert read 88.8 % (judged: 94.2 %, which had them shipped for a while), Oware's
 expert 196-2-2, 98.5 % (395 ms a move, MCTS 396), advanced Kalah 87.8 % and Oware 93.2 %. With
