@@ -12,24 +12,24 @@ keeps the same player (no sign flip, no depth spent) and a quiescence search fol
 and captures past the horizon; Oware's repetition rule is followed along every line searched.
 Evaluation (``Budget.evaluation``, ``engine.search.TREES``): *basic* for the first three levels
 — Kalah, the store difference (a store past half the seeds is a win); Oware, 4 × the captured
-difference plus the difference of seeds on each side; Bao, seeds owned (board and hand) weigh
-4, front-row seeds 1 — and *expert* for the expert level and the hint: Kalah weighs ten terms
+difference plus the difference of seeds on each side; Bao, seeds owned (board and hand) weigh 4,
+front-row seeds 1 — and *expert* for the expert level and the hint: Kalah weighs ten terms
 (stores, capture threats both ways — the quiescence search follows only the mover's captures —
 seeds on each side, pits giving an extra turn, empty pits, sowings short of the store, seeds
 sown across, far pits, lapping pits) with weights learned from 1,000 games of self-play, each
 tapered by the seeds left in the pits (``engine.search.kalah.WEIGHTS``; the judged weights,
 stores, own-side seeds and the threatened capture, scored 35.5 of 100 against them at 15,000
 nodes a move, and against MCTS from the same 100 openings 85.8 % to their 89.0 %), and values
-every board of at most 10 seeds exactly from an endgame table
-(``engine.search.kalah_table``, shipped built and read at first use); Oware weighs nine terms (captures, seeds at home, capture threats both ways, kroo, empty
-and weak pits, waiting moves, seeds sown across) with weights learned from 600 games of
-self-play, each tapered by the seeds left on the board (``engine.search.oware.WEIGHTS``; the
-judged weights it replaced scored 3.5 of 40 against it at 10,000 nodes a move); Bao adds contact
-between the front rows and mobility (each family's ``WEIGHTS``). For Bao, UCT with random
-playouts (``tests/bench/uct.py``) was measured against the alpha-beta at about the same CPU time
-per move and lost in every profile (``tests/bench/strength.py --bao-mcts 80``, 100 games each:
-alpha-beta scored 99 % in Kiswahili, 70 % in Kujifunza, 97 % in Nakakamado A), so the levels use
-alpha-beta.
+every board of at most 10 seeds exactly from an endgame table (``engine.search.kalah_table``,
+shipped built and read at first use); Oware weighs nine terms (captures, seeds at home, capture
+threats both ways, kroo, empty and weak pits, waiting moves, seeds sown across) with weights
+learned from 600 games of self-play, each tapered by the seeds left on the board
+(``engine.search.oware.WEIGHTS``; the judged weights it replaced scored 3.5 of 40 against it at
+10,000 nodes a move); Bao adds contact between the front rows and mobility (each family's
+``WEIGHTS``). For Bao, UCT with random playouts (``tests/bench/uct.py``) was measured against
+the alpha-beta at about the same CPU time per move and lost in every profile
+(``tests/bench/strength.py --bao-mcts 80``, 100 games each: alpha-beta scored 99 % in Kiswahili,
+70 % in Kujifunza, 97 % in Nakakamado A), so the levels use alpha-beta.
 
 Levels (``BUDGETS``): a node budget (positions visited, counted exactly) that binds first, a
 depth limit, Gaussian noise on the root values (in seeds, drawn from the seed: how the weaker
@@ -65,17 +65,18 @@ none lost both.
 Nodes per second on this host, one core: Kalah about 300,000 with the expert evaluation (590,000
 basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's
 MCTS at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``: 100 distinct
-openings of four plies a search finds even, each game's simulations set from both sides' CPU
-so far), 200 games: Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 %
-asked (judged weights 164-15-21, 85.8 %); Kalah advanced 150-16-34, 79.0 % (25 ms a move). Runs before openings were made distinct drew two
-plies for each pair on its own, and in Kalah 100 pairs had 9 openings between them (Oware 32):
-there Kalah's expert read 88.8 % (judged: 94.2 %, which had them shipped for a while), Oware's
-expert 196-2-2, 98.5 % (395 ms a move, MCTS 396), advanced Kalah 87.8 % and Oware 93.2 %. With
-its judged weights Oware's expert had scored 80.0 % in 20 games (500 ms a move): learning them
-turned a level that MCTS outgrew with time into one it does not. MCTS given ten times expert's
-CPU (``--factor 10``), on the 9 openings: Kalah with the judged weights 139-21-40, 74.8 % (305
-ms a move, MCTS 3,063 ms; 13 of the 40 losses are one opening lost as North); not yet run with
-the learned weights, nor for Oware (about 12 core-hours for 200 games).
+openings of four plies a search finds even, each game's simulations set from both sides' CPU so
+far), 200 games: Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 % asked
+(judged weights 164-15-21, 85.8 %); Kalah advanced 150-16-34, 79.0 % (25 ms a move). Runs before
+openings were made distinct drew two plies for each pair on its own, and in Kalah 100 pairs had
+9 openings between them (Oware 32): there Kalah's expert read 88.8 % (judged: 94.2 %, which had
+them shipped for a while), Oware's expert 196-2-2, 98.5 % (395 ms a move, MCTS 396), advanced
+Kalah 87.8 % and Oware 93.2 %. With its judged weights Oware's expert had scored 80.0 % in 20
+games (500 ms a move): learning them turned a level that MCTS outgrew with time into one it does
+not. MCTS given ten times expert's CPU (``--factor 10``), on the 9 openings: Kalah with the
+judged weights 139-21-40, 74.8 % (305 ms a move, MCTS 3,063 ms; 13 of the 40 losses are one
+opening lost as North); not yet run with the learned weights, nor for Oware (about 12 core-hours
+for 200 games).
 """
 
 from __future__ import annotations

@@ -59,11 +59,12 @@ With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 o
     kalah  expert    200 games  168-19-13  88.8 %  295 | 295; the judged weights 183-11-6  94.2 %
            split  6 of 100  248 | 246  (~107,000 sims)
     oware  expert    200 games  196-2-2    98.5 %  split  2 of 100  395   | 396   (~24,000 sims)
-    kalah  expert (judged), MCTS 10x CPU (``--factor 10``), 200 games  139-21-40  74.8 %  split 40 of
-           100  305 | 3,063  (~1,290,000 sims); as North 65.5 %, South 84.0 %. 13 of the 40
-           losses come from one opening, 3 11, each lost as North in 16 plies; in the one
-           replayed, MCTS (South) plays 1 and 4, a 2,000,000-node search then values the
-           position +5 for South, and after the expert's fifth move finds South's forced win
+    kalah  expert (judged), MCTS 10x CPU (--factor 10), 200 games  139-21-40  74.8 %
+           split 40 of 100  305 | 3,063  (~1,290,000 sims); as North 65.5 %, South 84.0 %.
+           13 of the 40 losses come from one opening, 3 11, each lost as North in 16 plies;
+           in the one replayed, MCTS (South) plays 1 and 4, a 2,000,000-node search then
+           values the position +5 for South, and after the expert's fifth move finds South's
+           forced win
     oware  expert with its judged weights, 20 games  16-0-4  80.0 %  500 | 491
     oware  expert at 30,000 nodes (``--nodes 30000``), 40 games each, weights of
            ``engine.search.oware.WEIGHTS`` as shipped 88.8 %; without the kroo term 81.2 %;
@@ -353,7 +354,8 @@ def summary(profile: str, results: list[dict[str, Any]], engine_id: str, seconds
         f"(max {1000 * max(r['ours'][2] for r in results):.0f}), MCTS "
         f"{1000 * bot[0] / bot[1]:.1f} (max {1000 * max(r['bot'][2] for r in results):.0f}), "
         f"MCTS/ours {bot[0] / bot[1] / (ours[0] / ours[1]):.2f}; pairs split {split} of "
-        f"{len(by_pair)} ({len(openings)} distinct openings logged); {sum(r['plies'] for r in results) / len(results):.0f} plies/game; "
+        f"{len(by_pair)} ({len(openings)} distinct openings logged); "
+        f"{sum(r['plies'] for r in results) / len(results):.0f} plies/game; "
         f"engine {engine_id}; {seconds:.0f} s",
         flush=True,
     )
