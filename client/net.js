@@ -32,7 +32,8 @@ export class Connection {
     this.onStatus = onStatus;
     this.version = null;
     this.ws = null;
-    this.welcomed = false;
+    this.welcomed = false; // this socket has had its welcome
+    this.joined = false; // … and the state that follows it: the page shows the room as it is
     this.failures = 0;
     this.stopped = false;
     this.retryTimer = null;
@@ -67,9 +68,10 @@ export class Connection {
     this.onStatus("stopped");
   }
 
-  // Open and joined: intents sent now reach the server.
+  // Open and joined: intents sent now reach the server, and the page shows the room's state as
+  // the server sent it on joining (not the state from before the link dropped).
   get isOpen() {
-    return this.welcomed && this.ws?.readyState === WebSocket.OPEN;
+    return this.joined && this.ws?.readyState === WebSocket.OPEN;
   }
 
   send(message) {
@@ -97,6 +99,7 @@ export class Connection {
     const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.ws = ws;
     this.welcomed = false;
+    this.joined = false;
     this.heard = performance.now();
     this.pinged = this.heard;
     this.watch();
@@ -115,10 +118,10 @@ export class Connection {
         return;
       }
       if (message.t === "pong") return;
-      if (message.t === "welcome" && !this.welcomed) {
+      if (message.t === "welcome") {
         this.welcomed = true;
-        this.failures = 0;
-        this.onStatus("open");
+        // The join's own state follows at once; if it does not come, join again.
+        if (!this.joined) this.awaitState(-1);
       }
       if (message.t === "state") {
         this.version = message.version;
@@ -132,6 +135,13 @@ export class Connection {
         this.awaitState(message.version);
       }
       this.onMessage(message);
+      // "open" only once the state that follows the welcome is drawn: between the two, the page
+      // still holds the state from before a drop, and a move made on it would be refused.
+      if (message.t === "state" && this.welcomed && !this.joined) {
+        this.joined = true;
+        this.failures = 0;
+        this.onStatus("open");
+      }
     });
     // "error" is always followed by "close"; reconnecting is decided there.
     ws.addEventListener("close", () => {
@@ -154,14 +164,15 @@ export class Connection {
     this.lost();
   }
 
-  // Wait for the state of an acked version (null: stop waiting); rejoin if it does not come.
+  // Wait for the state of an acked version (-1: any state; null: stop waiting); rejoin if it does
+  // not come.
   awaitState(version) {
     clearTimeout(this.awaitTimer);
     this.awaited = version;
     if (version === null) return;
     this.awaitTimer = setTimeout(() => {
       this.awaited = null;
-      if (this.isOpen) this.join();
+      if (this.ws?.readyState === WebSocket.OPEN) this.join();
     }, ACKED_STATE_MS);
   }
 
@@ -170,6 +181,7 @@ export class Connection {
     this.awaitAnswer(null);
     this.ws = null;
     this.welcomed = false;
+    this.joined = false;
     clearInterval(this.watchTimer);
     if (this.stopped) return;
     this.scheduleRetry();

@@ -93,3 +93,42 @@ def test_a_move_whose_state_is_lost_is_recovered_by_joining_again(open_page, pro
     assert sum(b'"t":"join"' in m for m in proxy.sent) == len(joins) + 1  # it joined again
     assert attr(friend, "version") == attr(host, "version")
     assert counts(friend) == counts(host)
+
+
+def test_page_is_open_only_with_the_state_its_join_brought(open_page, proxy):
+    """Back after a drop, the page says "open" (and takes moves) only once the state its join
+    brought is drawn, never on the board from before the drop; if that state is lost, the page
+    joins again within about 2 s."""
+    host = open_page()
+    url = start_game(host, "kalah", {"seeds": 4})
+    friend = open_page(path=proxy.url + urlparse(url).path)
+    wait_open(friend)
+    wait_settled(friend)
+    # Note the version the page shows each time it turns "open".
+    friend.evaluate(
+        """() => {
+          const app = document.querySelector('#app');
+          window.openedAt = [];
+          new MutationObserver(() => {
+            if (app.dataset.conn === 'open') window.openedAt.push(app.dataset.version);
+          }).observe(app, { attributes: true, attributeFilter: ['data-conn'] });
+        }"""
+    )
+    proxy.stall()
+    friend.wait_for_selector("#app[data-conn='reconnecting']", timeout=20_000)
+    host.click(".pit.lit >> nth=0")
+    wait_settled(host)
+    joins = sum(b'"t":"join"' in m for m in proxy.sent)
+    proxy.lose_states(1)  # the state that answers the next join
+    proxy.resume()
+    friend.wait_for_function(
+        "v => document.querySelector('#app').dataset.version === v",
+        arg=attr(host, "version"),
+        timeout=30_000,
+    )
+    wait_settled(friend)
+    assert len(proxy.lost) == 1
+    # Its state came from joining again or from the room's next state (the seat's return).
+    assert sum(b'"t":"join"' in m for m in proxy.sent) > joins
+    assert friend.evaluate("window.openedAt") == [attr(host, "version")]
+    assert counts(friend) == counts(host)
