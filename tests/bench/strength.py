@@ -45,17 +45,9 @@ move of the upper level, mean/max; no move hit a wall-clock cap):
     bao-nakakamado-a  beginner:intermediate   174-0-26   87.0 %    0.2/14
     bao-nakakamado-a  intermediate:advanced   197-0-3    98.5 %   52.3/127
 
-Expert against advanced (``--pairs advanced:expert --no-cap``, seed 1, one job), stopped by the
-session's clock well short of 200 games; CPU ms a move of the upper level, mean/max:
-
-    kalah             advanced:expert   72 games   52-2-18   73.6 %  241/894
-    oware             advanced:expert   72 games   59-3-10   84.0 %  390/867
-    bao-kiswahili     advanced:expert   71 games   55-0-16   77.5 %  247/603
-    bao-kujifunza     advanced:expert   71 games   37-0-34   52.1 %  137/512
-    bao-nakakamado-a  advanced:expert   71 games   55-0-16   77.5 %  239/588
-
-(Bao la Kujifunza: 33 of 35 openings split, each won by the same side both times.) From
-balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/strength.jsonl``:
+Expert against advanced from balanced openings (``--pairs advanced:expert --no-cap --balance
+3``), 200 games, logged in ``tests/bench/results/strength.jsonl``, each pair's opening drawn on
+its own (at four plies about 80 of Kalah's 100 are distinct, 90 of Oware's):
 
     kalah             advanced:expert  200 games  171-12-17  88.5 %  254/1,150  (19 of 100 split)
                       (the judged weights: 162-14-24, 84.5 %, 338/1,218, 27 split)
@@ -64,7 +56,9 @@ balanced openings (``--balance 3``), 200 games, logged in ``tests/bench/results/
     bao-kujifunza     advanced:expert  200 games  148-0-52   74.0 %  624/1,542  (52 split)
     bao-nakakamado-a  advanced:expert  200 games  168-0-32   84.0 %  1,070/2,608  (30 split)
 
-(``--balance 6`` for the Bao profiles.)
+(``--balance 6`` for the Bao profiles.) No two pairs of a run share an opening now
+(``openings.distinct``: a repeat is drawn again from the seed and an attempt number), which
+logs ``"distinct": true`` with the run; ``--repeats`` selects the runs above.
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games, and ``--resume`` counts the games
@@ -91,7 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import uct
 from latency import latency
-from openings import Cache, Opening, balanced, load
+from openings import Cache, Opening, balanced, distinct, load
 from runlog import append, fingerprint, logged
 
 from engine import ai
@@ -108,13 +102,17 @@ def player_move(game: Any, state: Any, who: str, seed: int) -> Any:
     return ai.choose(game, state, who, seed)
 
 
-def make_opening(task: tuple[str, int, int, int, float, int]) -> tuple[int, Opening]:
-    """Opening ``k`` of a run (its pair of games shares it): see ``openings.balanced``."""
-    spec, k, plies, bench_seed, within, nodes = task
-    game = load(spec)
+def make_opening(task: tuple[str, int, int, int, float, int, int]) -> tuple[int, Opening]:
+    """Opening ``k`` of a run (its pair of games shares it): see ``openings.balanced``; drawn
+    again (``attempt`` > 0) where a lower pair has it."""
+    spec, k, plies, bench_seed, within, nodes, attempt = task
+    return k, balanced(load(spec), plies, draw_seed(bench_seed, spec, k, attempt), within, nodes)
+
+
+def draw_seed(bench_seed: int, spec: str, k: int, attempt: int) -> str:
     # the seed string as before openings could be balanced: a run with --balance 0 replays
     # the openings of earlier runs (not hash(): str hashes differ per process)
-    return k, balanced(game, plies, f"{bench_seed}/{spec}/{k}", within, nodes)
+    return f"{bench_seed}/{spec}/{k}" + (f"/{attempt}" if attempt else "")
 
 
 def play_game(task: tuple[str, str, str, int, list[Any], int, int]) -> dict[str, Any]:
@@ -160,6 +158,7 @@ def play_game(task: tuple[str, str, str, int, list[Any], int, int]) -> dict[str,
         "capped": capped,
         "upper_side": upper_side,
         "index": index,
+        "opening": [game.notation(m) for m in moves],
     }
 
 
@@ -214,6 +213,11 @@ def main() -> None:
         "--openings", help="keep balanced openings in this file and take them from it (Cache)"
     )
     ap.add_argument(
+        "--repeats",
+        action="store_true",
+        help="let pairs share an opening (the runs before openings were made distinct)",
+    )
+    ap.add_argument(
         "--latency",
         type=int,
         default=0,
@@ -228,7 +232,9 @@ def main() -> None:
         pairs = [[f"mcts={args.bao_mcts}", "advanced"]]
         args.profiles = [p for p in args.profiles if p.startswith("bao")]
     engine_ids = {spec: fingerprint(ai.family(load(spec))) for spec in args.profiles}
-    run = {"seed": args.seed, "opening": args.opening, "balance": args.balance}
+    run: dict[str, Any] = {"seed": args.seed, "opening": args.opening, "balance": args.balance}
+    if not args.repeats:
+        run["distinct"] = True
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     done: set[tuple[str, str, int]] = set()
     log = args.log if args.resume else None
@@ -243,11 +249,12 @@ def main() -> None:
         + f"; seed {args.seed}; {len(done)} games from the log",
         flush=True,
     )
-    tasks_open = [
-        (spec, k, args.opening, args.seed, args.balance, args.balance_nodes)
+    tasks_open = [  # distinct openings depend on every lower pair's: all are drawn on resume
+        (spec, k, args.opening, args.seed, args.balance, args.balance_nodes, 0)
         for spec in args.profiles
         for k in range((args.games + 1) // 2)
-        if any((spec, f"{lo}:{up}", i) not in done for lo, up in pairs for i in (2 * k, 2 * k + 1))
+        if not args.repeats
+        or any((spec, f"{lo}:{up}", i) not in done for lo, up in pairs for i in (2 * k, 2 * k + 1))
     ]
     print(
         f"{'profile':18} {'pair':24} {'games':>5} {'W-D-L':>11} {'score':>6} "
@@ -264,17 +271,14 @@ def main() -> None:
         found: dict[tuple[str, int], Opening] = {}
         cache = Cache(args.openings if args.balance else None)
         games = {spec: load(spec) for spec in args.profiles}
-        keys = {
-            (spec, k): Cache.key(
-                spec,
-                engine_ids[spec],
-                f"{args.seed}/{spec}/{k}",
-                args.opening,
-                args.balance,
-                args.balance_nodes,
+
+        def key(spec: str, k: int, attempt: int) -> str:
+            seed = draw_seed(args.seed, spec, k, attempt)
+            return Cache.key(
+                spec, engine_ids[spec], seed, args.opening, args.balance, args.balance_nodes
             )
-            for spec, k, *_ in tasks_open
-        }
+
+        keys = {(spec, k): key(spec, k, 0) for spec, k, *_ in tasks_open}
         for spec, k, *_ in tasks_open:
             known = cache.get(games[spec], keys[spec, k])
             if known is not None:
@@ -293,8 +297,24 @@ def main() -> None:
                 f"{len(found) - len(tasks_open)} from {args.openings}",
                 flush=True,
             )
+        moves = {sk: op.moves for sk, op in found.items()}
+        if not args.repeats:
+
+            def redraw(spec: str, k: int, attempt: int) -> list[Any]:
+                game, at = games[spec], key(spec, k, attempt)
+                op = cache.get(game, at)
+                if op is None:
+                    task = (spec, k, args.opening, args.seed, args.balance, args.balance_nodes)
+                    op = make_opening((*task, attempt))[1]
+                    cache.put(game, at, op)
+                return op.moves
+
+            for spec in args.profiles:
+                own = {k: m for (s, k), m in moves.items() if s == spec}
+                new = distinct(own, lambda k, n, spec=spec: redraw(spec, k, n))
+                moves.update({(spec, k): m for k, m in new.items()})
         tasks = [  # game by game across the pairings: a run stopped early has some of each
-            (spec, lo, up, i, found[spec, i // 2].moves, args.seed, args.max_plies)
+            (spec, lo, up, i, moves[spec, i // 2], args.seed, args.max_plies)
             for i in range(args.games)
             for spec in args.profiles
             for lo, up in pairs
