@@ -5,9 +5,10 @@
 generator, move ordering and evaluation on the family's own fast path, declared by the family
 module (``kalah.play_packed``, ``oware.play_packed``/``moves_packed``/``Oware.seen``,
 ``bao_core.expand``/``finish`` with ``bao.move_of``/``Bao.takasia_ring``). ``TREES`` is the
-registry, keyed by ``game.family`` and then by evaluation: ``"basic"`` (the first three levels)
-or ``"expert"`` (the expert level and the hint: more features, and Kalah's endgame table,
-``engine.search.kalah_table``); a new family adds a module here and a line there.
+registry, keyed by ``game.family`` and then by evaluation: ``"basic"`` (the first three levels;
+Kalah's first two) or ``"expert"`` (the expert level, the hint and Kalah's advanced level: more
+features, and Kalah's endgame table, ``engine.search.kalah_table``); a new family adds a module
+here and a line there.
 
 >>> import engine
 >>> from engine import search
