@@ -50,7 +50,8 @@ Expert against advanced from balanced openings (``--pairs advanced:expert --no-c
 its own (at four plies about 80 of Kalah's 100 are distinct, 90 of Oware's):
 
     kalah             advanced:expert  200 games  171-12-17  88.5 %  254/1,150  (19 of 100 split)
-                      (the judged weights: 162-14-24, 84.5 %, 338/1,218, 27 split)
+                      (advanced then searched with the basic evaluation; the judged weights:
+                      162-14-24, 84.5 %, 338/1,218, 27 split)
     oware             advanced:expert  200 games  189-4-7    95.5 %  369/927    (7 split)
     bao-kiswahili     advanced:expert  200 games  170-0-30   85.0 %  817/2,157  (22 split)
     bao-kujifunza     advanced:expert  200 games  148-0-52   74.0 %  624/1,542  (52 split)
@@ -58,7 +59,11 @@ its own (at four plies about 80 of Kalah's 100 are distinct, 90 of Oware's):
 
 (``--balance 6`` for the Bao profiles.) No two pairs of a run share an opening now
 (``openings.distinct``: a repeat is drawn again from the seed and an attempt number), which
-logs ``"distinct": true`` with the run; ``--repeats`` selects the runs above.
+logs ``"distinct": true`` with the run; ``--repeats`` selects the runs above. Kalah's advanced
+level now searches 3,000 nodes with the expert evaluation; from distinct openings, two jobs
+(a move's CPU time reads more than twice as long with both cores busy as with one):
+
+    kalah             advanced:expert  200 games  133-30-37  74.0 %  610/2,009  (37 of 100 split)
 
 Games run in ``--jobs`` worker processes; ``--log FILE`` appends each game as a line of JSON
 as it ends, so a run stopped early still leaves its games, and ``--resume`` counts the games

@@ -50,7 +50,8 @@ move ours | MCTS. With distinct openings of four plies (the default now):
 
     kalah  expert    200 games  169-18-13  89.0 %  split 12 of 100  297   | 303   (~121,000 sims)
            (the judged weights: 164-15-21  85.8 %  split 15 of 100  304 | 298)
-    kalah  advanced  200 games  166-16-18  87.0 %  split 19 of 100   41.3 | 42.8  (~12,000 sims)
+    kalah  advanced  200 games  170-9-21   87.2 %  split 15 of 100   19.4 | 19.6  (~5,600 sims)
+           (expert evaluation at 7,500 nodes: 166-16-18  87.0 %  split 19  41.3 | 42.8)
            (basic evaluation, 15,000 nodes, as before: 150-16-34  79.0 %  split 23  24.9 | 26.2)
 
 With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
