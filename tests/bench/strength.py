@@ -243,9 +243,10 @@ def main() -> None:
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     done: set[tuple[str, str, int]] = set()
     log = args.log if args.resume else None
+    wanted = {f"{lo}:{up}" for lo, up in pairs}
     for g in logged(log, run, lambda g: engine_ids.get(g["spec"])):
         key = (g["spec"], g["pair"], g["index"])
-        if key not in done and g["index"] < args.games:
+        if key not in done and g["index"] < args.games and g["pair"] in wanted:
             done.add(key)
             results[g["spec"], g["pair"]].append(g)
     print(

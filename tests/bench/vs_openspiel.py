@@ -53,6 +53,7 @@ move ours | MCTS. With distinct openings of four plies (the default now):
     kalah  advanced  200 games  170-9-21   87.2 %  split 15 of 100   19.4 | 19.6  (~5,600 sims)
            (expert evaluation at 7,500 nodes: 166-16-18  87.0 %  split 19  41.3 | 42.8)
            (basic evaluation, 15,000 nodes, as before: 150-16-34  79.0 %  split 23  24.9 | 26.2)
+    oware  advanced  200 games  182-6-12   92.5 %  split 11 of 100   96.2 | 96.8  (~3,400 sims)
 
 With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
 
