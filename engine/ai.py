@@ -71,21 +71,21 @@ with the judged weights 162-14-24, 84.5 %.) Bao la Kujifunza decides itself earl
 (each side won once); at 50,000, 48 of 100 openings won both ways, 52 split, none lost both.
 
 Nodes per second on this host, one core: Kalah about 300,000 with the expert evaluation (590,000
-basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's
-MCTS at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``: 100 distinct
-openings of four plies a search finds even, each game's simulations set from both sides' CPU so
-far), 200 games: Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 % asked
-(judged weights 164-15-21, 85.8 %); Kalah advanced 170-9-21, 87.2 % (19 ms a move; with 15,000
-nodes of the basic evaluation 150-16-34, 79.0 %, 25 ms); Oware advanced 182-6-12, 92.5 % (96 ms a
-move with both cores busy, MCTS 97). Runs before openings were made distinct drew two plies for
-each pair on its own, and in Kalah 100 pairs had 9 openings between them (Oware 32): there
-Kalah's expert read 88.8 % (judged: 94.2 %, which had them shipped for a while), Oware's expert 196-2-2, 98.5 % (395 ms a move, MCTS 396), advanced
-Kalah 87.8 % and Oware 93.2 %. With its judged weights Oware's expert had scored 80.0 % in 20
-games (500 ms a move): learning them turned a level that MCTS outgrew with time into one it does
-not. MCTS given ten times expert's CPU (``--factor 10``), on the 9 openings: Kalah with the
-judged weights 139-21-40, 74.8 % (305 ms a move, MCTS 3,063 ms; 13 of the 40 losses are one
-opening lost as North); not yet run with the learned weights, nor for Oware (about 12 core-hours
-for 200 games).
+basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
+at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``: 100 distinct openings of
+four plies a search finds even, each game's simulations set from both sides' CPU so far), 200 games:
+Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 % asked (judged weights
+164-15-21, 85.8 %); Kalah advanced 170-9-21, 87.2 % (19 ms a move; with 15,000 nodes of the basic
+evaluation 150-16-34, 79.0 %, 25 ms); Oware advanced 182-6-12, 92.5 % (96 ms a move with both cores
+busy, MCTS 97). Runs before openings were made distinct drew two plies for each pair on its own, and
+in Kalah 100 pairs had 9 openings between them (Oware 32): there Kalah's expert read 88.8 % (judged:
+94.2 %, which had them shipped for a while), Oware's expert 196-2-2, 98.5 % (395 ms a move, MCTS
+396), advanced Kalah 87.8 % and Oware 93.2 %. With its judged weights Oware's expert had scored
+80.0 % in 20 games (500 ms a move): learning them turned a level that MCTS outgrew with time into
+one it does not. MCTS given ten times expert's CPU (``--factor 10``), on the 9 openings: Kalah with
+the judged weights 139-21-40, 74.8 % (305 ms a move, MCTS 3,063 ms; 13 of the 40 losses are one
+opening lost as North); not yet run with the learned weights, nor for Oware (about 12 core-hours for
+200 games).
 """
 
 from __future__ import annotations
