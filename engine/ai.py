@@ -62,9 +62,9 @@ alternating, ``tests/bench/results/``), expert against advanced, CPU ms a move m
     bao-kujifunza     200 games  148-0-52   74.0 %   624/1,542 | 45/116
     bao-nakakamado-a  200 games  168-0-32   84.0 %   1,070/2,608 | 72/188
 
-(Kalah's row is from distinct openings, ``openings.distinct``, played two games at once on the
-two cores, where each move's CPU time reads more than twice what it does one game at a time; the
-others one at a time, openings drawn on their own. Against the advanced level of basic
+(Kalah's row is from distinct openings, ``openings.distinct``, on a host a third as fast, where
+the expert evaluation searched about 98,000 nodes a second; the others on this one, openings
+drawn on their own. Against the advanced level of basic
 evaluation, 15,000 nodes, Kalah's expert scored 171-12-17, 88.5 %, 254/1,150 ms one at a time;
 with the judged weights 162-14-24, 84.5 %.) Bao la Kujifunza decides itself early: at the
 15,000 nodes Bao's expert searched before, 110 of 187 games (58.8 %), 46 of 57 openings split
