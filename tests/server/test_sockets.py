@@ -151,8 +151,10 @@ def test_a_reader_that_falls_behind_is_told_1013(tmp_path, key_prefix):
         # messages): only a long silence means it has closed on us. With a short timeout a
         # loaded node looked closed, the client started reading and the backlog drained
         # before it reached the bound (seen once in a suite run at load 4).
-        sock.settimeout(5)
-        for _ in range(60):
+        # On a host three times slower a 5 s silence and 60 batches were not always enough:
+        # the client stopped sending before the bound, read, and the backlog drained.
+        sock.settimeout(15)
+        for _ in range(300):
             try:
                 sock.sendall(bad)
             except TimeoutError:
