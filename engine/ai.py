@@ -24,7 +24,7 @@ sown across, far pits, lapping pits) with weights learned from 1,000 games of se
 tapered by the seeds left in the pits (``engine.search.kalah.WEIGHTS``; the judged weights,
 stores, own-side seeds and the threatened capture, scored 35.5 of 100 against them at 15,000
 nodes a move, and against MCTS from the same 100 openings 85.8 % to their 89.0 %), and values
-every board of at most 10 seeds exactly from an endgame table (``engine.search.kalah_table``,
+every board of at most 14 seeds exactly from an endgame table (``engine.search.kalah_table``,
 shipped built and read at first use); Oware weighs nine terms (captures, seeds at home, capture
 threats both ways, kroo, empty and weak pits, waiting moves, seeds sown across) with weights
 learned from 600 games of self-play, each tapered by the seeds left on the board
@@ -47,8 +47,8 @@ not a reproducible one.
 
 The expert level (``EXPERT_NODES``) searches 150,000 nodes in Kalah, 100,000 in Oware and 50,000
 in Bao (50, 6.7 and ten times advanced's) with the expert evaluation, against a 10 s cap.
-Its first Kalah move in a process also reads the endgame table (about 15 ms; built, where the
-shipped file is missing, in about 2 s of CPU), before the clock starts; ``prepare`` does it
+Its first Kalah move in a process also reads the endgame table (about 150 ms; built, where the
+shipped file is missing, in about 35 s of CPU), before the clock starts; ``prepare`` does it
 ahead. Measured in games from balanced openings (``tests/bench/strength.py --pairs
 advanced:expert --no-cap --balance 3``, ``--balance 6`` for Bao: none a forced win, each within
 three (Bao: six) seeds of even by a deeper search, ``tests/bench/openings.py``; seed 1, sides
@@ -153,7 +153,7 @@ def family(game: Any) -> str:
 
 def prepare(game: Any) -> None:
     """Load what the expert level and the hint need once per process (Kalah's endgame
-    table: read in about 15 ms, or built in about 2 s without the shipped file): a host or a
+    table: read in about 150 ms, or built in about 35 s without the shipped file): a host or a
     bench may pay it before the first move."""
     search.tree(game, game.start(), "expert")
 

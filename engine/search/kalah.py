@@ -205,7 +205,7 @@ class KalahExpertTree(KalahTree):
     def __init__(self, game: K.Kalah, state: K.KalahState) -> None:
         super().__init__(game, state)
         self.total: int = game.total
-        self.table = kalah_table.table(game.empty_capture, kalah_table.SEEDS)
+        self.table = kalah_table.table(game.empty_capture)
         self.rows: dict[bytes, tuple[complex, tuple[int, ...]]] = {}
 
     def settled(self, x: int) -> int | None:

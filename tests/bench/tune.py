@@ -65,7 +65,7 @@ class Family(NamedTuple):
 def _kalah_seen(x: int) -> bool:
     """Not a decided game (a store past half) nor a board the endgame table values."""
     data = x.to_bytes(15, "little")
-    return max(data[7], data[14]) <= 24 and 48 - data[7] - data[14] > SK.kalah_table.SEEDS
+    return max(data[7], data[14]) <= 24 and 48 - data[7] - data[14] > SK.kalah_table.SHIPPED_SEEDS
 
 
 FAMILIES = {
