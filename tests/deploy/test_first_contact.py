@@ -27,6 +27,8 @@ import httpx
 import pytest
 from serverproc import ROOT, free_port
 
+from engine.search import kalah_table
+
 pytestmark = pytest.mark.slow
 
 INSTALL_DEADLINE_S = 600  # venv + pip install on a shared, busy machine
@@ -173,6 +175,21 @@ def test_the_wheel_serves_the_game_from_an_empty_directory(clone, tmp_path, caps
         timeout=INSTALL_DEADLINE_S,
     )
     assert install.returncode == 0, install.stderr
+    # the wheel carries Kalah's endgame table: without it a first expert move or hint would
+    # build it, about 35 s of CPU
+    carried = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "from engine.search import kalah_table as T\n"
+            "print(T.SHIPPED.is_file(), T.SHIPPED.stat().st_size if T.SHIPPED.is_file() else 0)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert carried.stdout.split() == ["True", str(kalah_table.SHIPPED.stat().st_size)], carried
     empty = tmp_path / "empty"
     empty.mkdir()
     port = free_port()
