@@ -15,8 +15,9 @@ Evaluation (``Budget.evaluation``, ``engine.search.TREES``): *basic* for the fir
 4 × the captured difference plus the difference of seeds on each side; Bao, seeds owned (board
 and hand) weigh 4, front-row seeds 1 — and *expert* for the expert level, the hint and Kalah's
 advanced level (there at 3,000 nodes, a fifth of the 15,000 of basic it had, for about the same
-CPU a move: against MCTS at equal CPU from the same 100 openings it scores 87.2 %, basic 79.0 %,
-and the 80 % the level must keep is met; at 7,500 nodes it scored 87.0 % too, but the expert
+CPU a move: against MCTS at equal CPU from the same 100 openings it scored 87.2 % with a 10-seed
+endgame table and 91.2 % with the 14-seed one, basic 79.0 %, so the 80 % the level must keep is
+met; at 7,500 nodes it scored 87.0 % too, but the expert
 then won only 64.7 % of 75 games against it, under the 70 % asked): Kalah weighs ten terms
 (stores, capture threats both ways — the quiescence search follows only the mover's captures —
 seeds on each side, pits giving an extra turn, empty pits, sowings short of the store, seeds
@@ -55,16 +56,17 @@ three (Bao: six) seeds of even by a deeper search, ``tests/bench/openings.py``; 
 alternating, ``tests/bench/results/``), expert against advanced, CPU ms a move mean/max
 (expert | advanced):
 
-    kalah             200 games  133-30-37  74.0 %   610/2,009 | 22/136   (advanced: 3,000 nodes,
+    kalah             200 games  136-30-34  75.5 %   244/820   | 8.7/51   (advanced: 3,000 nodes,
                                                                      expert evaluation; 2 jobs)
     oware             200 games  189-4-7    95.5 %   369/927   | 38/207
     bao-kiswahili     200 games  170-0-30   85.0 %   817/2,157 | 52/174
     bao-kujifunza     200 games  148-0-52   74.0 %   624/1,542 | 45/116
     bao-nakakamado-a  200 games  168-0-32   84.0 %   1,070/2,608 | 72/188
 
-(Kalah's row is from distinct openings, ``openings.distinct``, on a host a third as fast, where
-the expert evaluation searched about 98,000 nodes a second; the others on this one, openings
-drawn on their own. Against the advanced level of basic
+(Kalah's row is from distinct openings, ``openings.distinct``, with the 14-seed endgame table,
+on a host where the expert evaluation searched about 220,000 nodes a second (with the 10-seed
+table 133-30-37, 74.0 %, on a host a third as fast); the others on this one, openings drawn on
+their own. Against the advanced level of basic
 evaluation, 15,000 nodes, Kalah's expert scored 171-12-17, 88.5 %, 254/1,150 ms one at a time;
 with the judged weights 162-14-24, 84.5 %.) Bao la Kujifunza decides itself early: at the
 15,000 nodes Bao's expert searched before, 110 of 187 games (58.8 %), 46 of 57 openings split
@@ -74,8 +76,10 @@ Nodes per second on this host, one core: Kalah about 300,000 with the expert eva
 basic), Oware about 200,000 (300,000–350,000), Bao 63,000–75,000 (72,000). Against OpenSpiel's MCTS
 at equal CPU a move (``tests/bench/vs_openspiel.py --match --balance 3``: 100 distinct openings of
 four plies a search finds even, each game's simulations set from both sides' CPU so far), 200 games:
-Kalah expert 169-18-13, 89.0 % (297 ms a move, MCTS 303), under the 90 % asked (judged weights
-164-15-21, 85.8 %); Kalah advanced 170-9-21, 87.2 % (19 ms a move; with 15,000 nodes of the basic
+Kalah expert 172-17-11, 90.2 % (183 ms a move, MCTS 181, about 97,000 simulations), the 90 % asked,
+with the 14-seed endgame table (with 12 seeds 172-15-13, 89.8 %; with 10, 169-18-13, 89.0 %, 297 ms
+a move on a faster host; the judged weights 164-15-21, 85.8 %); Kalah advanced 177-11-12, 91.2 %
+(6.4 ms a move; with the 10-seed table 170-9-21, 87.2 %, 19 ms; with 15,000 nodes of the basic
 evaluation 150-16-34, 79.0 %, 25 ms); Oware advanced 182-6-12, 92.5 % (96 ms a move with both cores
 busy, MCTS 97). Runs before openings were made distinct drew two plies for each pair on its own, and
 in Kalah 100 pairs had 9 openings between them (Oware 32): there Kalah's expert read 88.8 % (judged:

@@ -48,9 +48,12 @@ Runs with balanced openings and matched CPU (``--match --balance 3``, seed 1, op
 logs in ``tests/bench/results/vs_openspiel.jsonl``); our points, W-D-L, pairs split, CPU ms a
 move ours | MCTS. With distinct openings of four plies (the default now):
 
-    kalah  expert    200 games  169-18-13  89.0 %  split 12 of 100  297   | 303   (~121,000 sims)
-           (the judged weights: 164-15-21  85.8 %  split 15 of 100  304 | 298)
-    kalah  advanced  200 games  170-9-21   87.2 %  split 15 of 100   19.4 | 19.6  (~5,600 sims)
+    kalah  expert    200 games  172-17-11  90.2 %  split 10 of 100  183   | 181   (~97,000 sims)
+           (14-seed endgame table; with 12 seeds 172-15-13  89.8 %  split 12  197 | 198;
+           with 10 seeds 169-18-13  89.0 %  split 12  297 | 303, on a host 1.5 times faster;
+           the judged weights, 10 seeds: 164-15-21  85.8 %  split 15 of 100  304 | 298)
+    kalah  advanced  200 games  177-11-12  91.2 %  split 12 of 100    6.4 | 6.3   (~3,300 sims)
+           (10-seed table: 170-9-21  87.2 %  split 15 of 100  19.4 | 19.6, ~5,600 sims)
            (expert evaluation at 7,500 nodes: 166-16-18  87.0 %  split 19  41.3 | 42.8)
            (basic evaluation, 15,000 nodes, as before: 150-16-34  79.0 %  split 23  24.9 | 26.2)
     oware  advanced  200 games  182-6-12   92.5 %  split 11 of 100   96.2 | 96.8  (~3,400 sims)
