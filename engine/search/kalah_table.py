@@ -2,7 +2,7 @@
 
 What is left of a Kalah game depends only on the seeds still in the pits, not on the stores:
 the stores only add their counts to the end result (K8, K9; the game is not cut short at half
-the seeds). So the table holds, for every board of at most ``SEEDS`` seeds in the twelve pits
+the seeds). So the table holds, for every board of at most ``seeds`` seeds in the twelve pits
 (both sides non-empty, the player to move the table's "mover"), the *future margin*: the seeds
 the mover will put in their store from now to the end, minus the opponent's, with perfect play
 by both sides for the largest final margin. The final margin of a position is then its store
