@@ -80,7 +80,8 @@ Kalah expert 172-17-11, 90.2 % (183 ms a move, MCTS 181, about 97,000 simulation
 with the 14-seed endgame table (with 12 seeds 172-15-13, 89.8 %; with 10, 169-18-13, 89.0 %, 297 ms
 a move on a faster host; the judged weights 164-15-21, 85.8 %); Kalah advanced 177-11-12, 91.2 %
 (6.4 ms a move; with the 10-seed table 170-9-21, 87.2 %, 19 ms; with 15,000 nodes of the basic
-evaluation 150-16-34, 79.0 %, 25 ms); Oware advanced 182-6-12, 92.5 % (96 ms a move with both cores
+evaluation 150-16-34, 79.0 %, 25 ms); Oware expert 194-2-4, 97.5 % (662 ms a move, MCTS 653, about
+31,000 simulations, 82 plies a game); Oware advanced 182-6-12, 92.5 % (96 ms a move with both cores
 busy, MCTS 97). Runs before openings were made distinct drew two plies for each pair on its own, and
 in Kalah 100 pairs had 9 openings between them (Oware 32): there Kalah's expert read 88.8 % (judged:
 94.2 %, which had them shipped for a while), Oware's expert 196-2-2, 98.5 % (395 ms a move, MCTS

@@ -28,8 +28,9 @@ non-empty pit, the game ends when a side is empty and each side keeps its own se
 ``kalah`` profile with its defaults. Its ``oware`` is Abapa with the grand-slam, feeding and
 repetition rules of our ``oware``; one difference, checked to change no result: when the
 player to move cannot feed an empty opponent, OpenSpiel ends the game at once, ours one ply
-later by O10 with the same seeds to the same player (``settle``). Move mapping: Kalah, OpenSpiel's board is ring-ordered with
-North's store at 0, so our ring field ``r`` is its index ``r + 1`` and a move is that index;
+later by O10 with the same seeds to the same player (``settle``). Move mapping: Kalah,
+OpenSpiel's board is ring-ordered with North's store at 0, so our ring field ``r`` is its index
+``r + 1`` and a move is that index;
 Oware, an action is the pit index 0–5 counted from the mover's left, so our move is
 ``6 * player + action``. ``--check N`` replays N random games through both engines and compares
 boards, scores, player to move and result after every ply before the match starts.
@@ -59,6 +60,7 @@ move ours | MCTS. With distinct openings of four plies (the default now):
            (expert evaluation at 7,500 nodes: 166-16-18  87.0 %  split 19  41.3 | 42.8)
            (basic evaluation, 15,000 nodes, as before: 150-16-34  79.0 %  split 23  24.9 | 26.2)
     oware  advanced  200 games  182-6-12   92.5 %  split 11 of 100   96.2 | 96.8  (~3,400 sims)
+    oware  expert    200 games  194-2-4    97.5 %  split  2 of 100  662   | 653   (~31,000 sims)
 
 With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
 
