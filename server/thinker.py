@@ -34,6 +34,13 @@ _decode = msgspec.msgpack.Decoder().decode
 
 
 def lower_priority() -> None:
+    """The idle class, not nice 19. Measured (stop 31, kernel 6.18, two cores, ``load.py
+    --acks state --rate 1 --rooms 1000 --seconds 20 --computer-rooms 10 --analyses 0,4
+    --rounds 3``): with the thinkers at nice 19 the other rooms' p50 move round trip read
+    1.8-3.1 ms and p99 13-26 ms in all six runs, against 1.3-1.8 and 8-27 ms in the idle class.
+    The price is paid on a host busy with other work: under two CPU-bound processes at nice 0,
+    a thinker's start (importing the engine, 0.13 s of CPU) took 35 s of wall clock in the idle
+    class and 7 s at nice 19; a node that shares its cores should be given a spare one."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
