@@ -18,10 +18,11 @@ CPU time per move matches ours (``--factor F``: F times ours): it times the leve
 from a few random games, times the bot on the same positions, and scales. A level thinks
 longer on such positions than in its games (expert in Kalah: 169-208 ms a move in games, more
 on the samples), so ``--match`` then sets each game's simulations from the match so far: MCTS's
-CPU per simulation and ours per move, in each worker process, so over a match both sides' mean
-CPU per move meet (``factor`` times ours for MCTS). Both sides' CPU time per move over the
-match, and their ratio, are printed, so the match of times can be checked. ``--nodes`` and
-``--evaluation`` replace the level's node budget and evaluation (for trying one).
+CPU per simulation and ours per move, in each worker process (from the logged games too, on
+``--resume``), so over a match both sides' mean CPU per move meet (``factor`` times ours for
+MCTS). Both sides' CPU time per move over the match, and their ratio, are printed, so the match
+of times can be checked. ``--nodes`` and ``--evaluation`` replace the level's node budget and
+evaluation (for trying one).
 
 Games: OpenSpiel's ``mancala`` is Kalah (six pits, four seeds, capture only opposite a
 non-empty pit, the game ends when a side is empty and each side keeps its own seeds): our
@@ -175,8 +176,16 @@ def simulations(start: int, factor: float) -> int:
     return max(1, round(factor * (ours / moves) / (bot / sims)))
 
 
-def set_level(level: str, nodes: int, evaluation: str, no_cap: bool) -> None:
-    """``--nodes``/``--evaluation``/``--no-cap``: this worker's budget for ``level``."""
+def set_level(
+    level: str,
+    nodes: int,
+    evaluation: str,
+    no_cap: bool,
+    spent: dict[str, list[float]] | None = None,
+) -> None:
+    """``--nodes``/``--evaluation``/``--no-cap``: this worker's budget for ``level``; ``spent``:
+    the logged games' CPU, so a resumed match goes on matching from where it stopped."""
+    SPENT.update({k: list(v) for k, v in (spent or {}).items()})
     for budgets in ai.BUDGETS.values():
         b = budgets[level]
         budgets[level] = b._replace(
@@ -321,7 +330,12 @@ def main() -> None:
         todo = [i for i in range(args.games) if i not in results]
         t0 = time.time()
         ctx = multiprocessing.get_context("spawn")
-        init = (args.level, args.nodes, args.evaluation, args.no_cap)
+        logs = list(results.values())  # a resumed match goes on from the logged games' CPU
+        so_far = {
+            "ours": [sum(r["ours"][0] for r in logs), sum(r["ours"][1] for r in logs)],
+            "bot": [sum(r["bot"][0] for r in logs), sum(r["bot"][1] * r["sims"] for r in logs)],
+        }
+        init = (args.level, args.nodes, args.evaluation, args.no_cap, so_far)
         with ctx.Pool(args.jobs, set_level, init) as pool:
             # distinct openings depend on every lower pair's, so all are drawn, even on resume
             pairs = sorted({i // 2 for i in (range(args.games) if not args.repeats else todo)})
