@@ -154,7 +154,6 @@ def open_cluster(
 
 def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -> Topology:
     spec = parse_sentinel_url(url)
-    auth = {"username": spec.username, "password": spec.password, "db": spec.db}
     sentinel = Sentinel(
         spec.sentinels,
         sentinel_kwargs={
@@ -164,7 +163,9 @@ def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -
         socket_timeout=command_timeout,
         socket_connect_timeout=connect_timeout,
         ssl=spec.tls,
-        **auth,
+        username=spec.username,
+        password=spec.password,
+        db=spec.db,
     )
 
     async def master() -> tuple[str, int]:
