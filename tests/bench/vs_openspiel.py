@@ -56,12 +56,14 @@ move ours | MCTS. With distinct openings of four plies (the default now):
            the judged weights, 10 seeds: 164-15-21  85.8 %  split 15 of 100  304 | 298)
     kalah  advanced  200 games  177-11-12  91.2 %  split 12 of 100    6.4 | 6.3   (~3,300 sims)
            (10-seed table: 170-9-21  87.2 %  split 15 of 100  19.4 | 19.6, ~5,600 sims)
-    kalah  expert, MCTS 10x CPU (--factor 10), 200 games  150-25-25  81.2 %  split 24 of 100
-           211 | 2,122  (~1,165,000 sims); as South 83.5 %, as North 79.0 %
            (expert evaluation at 7,500 nodes: 166-16-18  87.0 %  split 19  41.3 | 42.8)
            (basic evaluation, 15,000 nodes, as before: 150-16-34  79.0 %  split 23  24.9 | 26.2)
+    kalah  expert, MCTS 10x CPU (--factor 10), 200 games  150-25-25  81.2 %  split 24 of 100
+           211 | 2,122  (~1,165,000 sims); as South 83.5 %, as North 79.0 %
     oware  advanced  200 games  182-6-12   92.5 %  split 11 of 100   96.2 | 96.8  (~3,400 sims)
     oware  expert    200 games  194-2-4    97.5 %  split  2 of 100  662   | 653   (~31,000 sims)
+    oware  expert, MCTS 10x CPU (--factor 10), 200 games  169-11-20  87.2 %  split 18 of 100
+           457 | 4,931  (~279,000 sims); as South 86.0 %, as North 88.5 %
 
 With two random plies, openings repeating (``--repeats --opening 2``; Kalah: 9 openings):
 
