@@ -2,14 +2,20 @@
 different openings, and a game with fewer openings than pairs stops with a sentence instead
 of drawing for ever."""
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
-
-from openings import distinct  # noqa: E402
+# loaded by path: putting tests/bench on sys.path would let its scripts (load, fuzz, ops, …)
+# shadow other modules for the rest of the test session
+_spec = importlib.util.spec_from_file_location(
+    "bench_openings", Path(__file__).resolve().parent / "bench" / "openings.py"
+)
+assert _spec is not None and _spec.loader is not None
+_openings = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_openings)
+distinct = _openings.distinct
 
 
 def test_repeats_are_drawn_again_until_new():
