@@ -49,6 +49,7 @@ from server.addrcap import AddressCap
 from server.analysis import Analyses
 from server.analysis import routes as analysis_routes
 from server.api import CreateRoom, Health, RoomCreated, openapi
+from server.arrivals import REFUSAL_PAUSE_S
 from server.config import Settings
 from server.httpguard import problem as _problem
 from server.node import Node
@@ -263,6 +264,16 @@ async def socket(ws: WebSocket) -> None:
         await ws.close(code=WS_1008_POLICY_VIOLATION)
         return
     address = ws.client.host if ws.client else "unknown"
+    opens = _node(ws).arrivals.opens
+    if not await opens.spend(address):
+        # Over the address's opens this minute: 429, never accepted, after a pause
+        # (server/arrivals.py says why).
+        await asyncio.sleep(REFUSAL_PAUSE_S)
+        refusal = f"At most {opens.limit} new connections a minute from one address, please."
+        retry = {"retry-after": str(opens.retry_after_s())}
+        with contextlib.suppress(OSError):  # the client did not wait for the answer
+            await ws.send_denial_response(_problem(429, "rate-limited", refusal, headers=retry))
+        return
     write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
     conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
     conn.address = address

@@ -8,12 +8,14 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from starlette.status import WS_1008_POLICY_VIOLATION, WS_1013_TRY_AGAIN_LATER
+
 from server import protocol as P
 from server import rooms
 from server.computer import Busy as ComputerBusy
 from server.offload import Busy as OffloadBusy
 from server.offload import undo_job
-from server.room import Refused, computer_to_move, decode_room
+from server.room import Refused, computer_to_move, decode_room, free_seat
 
 if TYPE_CHECKING:
     from server.connection import Conn
@@ -83,12 +85,25 @@ async def undo(node: Node, conn: Conn, msg: P.Undo) -> None:
 
 
 async def join(node: Node, conn: Conn, msg: P.Join) -> None:
+    joins, visitors = node.arrivals.joins, node.arrivals.visitors  # per minute (server/arrivals.py)
+    if not await joins.spend(conn.address):
+        conn.close_soon(WS_1008_POLICY_VIOLATION, "join rate")
+        raise Refused(
+            "rate-limited", f"At most {joins.limit} joins a minute from one address; closing."
+        )
     data, _ = await node.store.load(msg.room)
     if data is None:
         raise Refused("no-room")
     room = decode_room(data)
     admitted = None
     if not msg.token and conn.room != room.id:
+        # A friend room's free seat is not a visitor's place: the invited friend gets in.
+        if free_seat(room) is None and not await visitors.spend(room.id):
+            conn.close_soon(WS_1013_TRY_AGAIN_LATER, "room visitor rate")
+            raise Refused(
+                "rate-limited",
+                f"This room has had {visitors.limit} visitors this minute; try again shortly.",
+            )
         # Seat holders always get in; visitors only while the room has space
         # (checked and taken in one script: simultaneous visitors cannot all pass).
         now = node.now()

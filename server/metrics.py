@@ -19,6 +19,8 @@ Counters and histograms are module-level, incremented where things happen:
                                           own channel every ``PROBE_EVERY_S`` (the same path
                                           and connection as the rooms' notices)
     nyumba_rooms_open, nyumba_sockets     rooms with a connection here; open WebSockets
+    nyumba_arrivals_refused_total{kind}   WebSocket opens, joins and room visitors over their
+                                          budget per minute (server/arrivals.py)
     nyumba_build_info{version}            always 1
 
 plus prometheus-client's own process and Python collectors. One node process per
@@ -85,6 +87,9 @@ PUBSUB_LAG = Histogram(
 )
 ROOMS_OPEN = Gauge("nyumba_rooms_open", "Rooms with a connection on this node")
 SOCKETS = Gauge("nyumba_sockets", "Open WebSockets on this node")
+ARRIVALS_REFUSED = Counter(
+    "nyumba_arrivals_refused", "Opens, joins and visitors over their budget per minute", ["kind"]
+)
 BUILD = Gauge("nyumba_build_info", "The running version", ["version"])
 BUILD.labels(__version__).set(1)
 

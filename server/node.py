@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from server import collector, health, metrics, rooms
 from server import protocol as P
+from server.arrivals import Arrivals
 from server.computer import Computer
 from server.computer_link import RemoteComputer
 from server.computer_seats import ComputerSeats
@@ -59,6 +60,7 @@ class Node:
             self.computer = Computer(settings.computer_workers)
         self.offload: Offload | None = None  # the replay pool, set by the app
         self.budget = Budget(settings)
+        self.arrivals = Arrivals(store, self.now, settings)  # opens, joins, visitors per minute
         self.clock = StoreClock()
         self.local: dict[str, LocalRoom] = {}  # rooms with connections on this node
         self.fanout = Fanout(self)
