@@ -2,15 +2,15 @@
 address, and visitors per room, each a budget per minute that every node
 counts in the store.
 
-Measured on main before these budgets (``tests/bench/churn.py``): one address
-running 50 loops of connect, join a victim room, close made 266 joins a
-second, refused only when the address's message budget ran out, and the
-victims' p99 move round trip went from 2.3 to 28.2 ms (issue 36 saw 84–237
-joins a second and 140–736 ms). Every join costs store round trips and tells
-the room's players of a presence change twice, and each socket a handshake;
+Measured before these budgets (``tests/bench/churn.py``): one address running
+50 loops of connect, join a victim room, close made 4,000 joins in 3-4 s,
+stopped only by the address's message budget, and the victims' p99 move round
+trip went from 2.3 to 28.2 ms in one run of three (issue 36 saw 84-237 joins
+a second and 140-736 ms). Every join costs store round trips and tells the
+room's players of a presence change twice, and each socket a handshake;
 nothing bounded how fast they came, only how many were open at once
 (``server/addrcap.py``). With these budgets the loops get 200 joins in their
-first second and then only refusals: the victims' p99 2.9 → 5.2 ms.
+first 0.2 s and then only refusals (the victims' p99 2.9 -> 5.2 ms, 3.9 -> 4.2).
 
 The defaults are what a real browser never reaches. A page that lost its link
 reconnects with backoff (``client/net.js``: 0.5, 1, 2, 4, 8 s, then every
@@ -33,7 +33,7 @@ every visitor of a full room rejoining (``NYUMBA_SOCKETS_PER_ROOM``, 64). So:
 
 A refused upgrade is answered after ``REFUSAL_PAUSE_S``. Refusing is cheap,
 but not free (a handshake parsed, a response written): answered at once, the
-bench's 50 loops were refused 2,700–3,900 times a second, and in one run of
+bench's 50 loops were refused 2,700-3,900 times a second, and in one run of
 three that took the victims' p99 from 5.0 to 84 ms. Paused, a client that
 waits for its answer (a browser does, and so do the loops: 62 tries a second)
 is refused about once a second per connection, and one that does not wait

@@ -223,8 +223,9 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     A closed socket is freed by reference counting, at once. A node collects
     reference cycles only in its full pass, every ``NYUMBA_GC_FULL_S``
     (server/collector.py), and each WebSocket used to leave two cycles behind
-    (found with ``gc.DEBUG_SAVEALL`` and ``gc.get_referrers`` in a serving
-    node; tests/server/test_connection_garbage.py holds them broken):
+    (found in a serving node by tests/bench/cycles.py: a census of the
+    collector's middle generation, ``gc.DEBUG_SAVEALL``, the referents of one
+    object; tests/server/test_connection_garbage.py holds them broken):
 
     * this protocol → its ASGI scope → the scope's extensions → the bound
       methods ``write_text`` and ``next_message`` → this protocol: about 38
