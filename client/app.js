@@ -72,6 +72,15 @@ function onMessage(m) {
       render();
       break;
     case "state":
+      if (m.resync) {
+        // The server's store lost its newest moves (a failover): this state is the truth now,
+        // whatever was shown or queued; a move waiting for its answer is answered no more.
+        ui.queue.length = 0;
+        ui.pending = null;
+        ui.acked = null;
+        if (ui.anim) ui.anim.cancelled = true;
+        setNote({ key: "room.resync" });
+      }
       ui.state = m;
       ui.received = performance.now();
       if (ui.pending && (m.last?.id === ui.pending || (ui.acked !== null && m.version >= ui.acked))) {

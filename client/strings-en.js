@@ -197,6 +197,7 @@ export const EN = {
   "replay.failed": "Could not replay that record: {msg}",
   "error.generic": "{msg}",
   "error.network": "Network error: {msg}",
+  "room.resync": "The server lost the latest moves in a failure; the board shows what it kept.",
   "error.stale": "The game had moved on; here is the current position.",
   "error.not-your-turn": "It is not your turn.",
   "error.illegal": "That move is not allowed here.",

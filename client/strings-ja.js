@@ -197,6 +197,7 @@ export const JA = {
   "replay.failed": "棋譜を再生できません：{msg}",
   "error.generic": "{msg}",
   "error.network": "通信エラー：{msg}",
+  "room.resync": "サーバーの障害で直前の手が失われました。盤面はサーバーに残っている局面です。",
   "error.stale": "局面が進んでいました。最新の局面を表示します。",
   "error.not-your-turn": "あなたの番ではありません。",
   "error.illegal": "その手は指せません。",

@@ -58,6 +58,7 @@ class Conn:
         "address",
         "acks_in_state",
         "write_now",
+        "rev",
     )
 
     def __init__(
@@ -82,6 +83,7 @@ class Conn:
         self.window_pings = 0
         self.address = "unknown"  # the client's address (behind a trusted proxy, X-Forwarded-For)
         self.acks_in_state = False  # joined with acks="state": no ack frame for applied moves
+        self.rev = -1  # the room revision of the newest ``state`` sent (states only go forward)
 
     @property
     def who(self) -> str:
@@ -123,6 +125,16 @@ class Conn:
 
     def send_msg(self, message: msgspec.Struct) -> None:
         self.send(P.encode(message))
+
+    def send_state(self, rev: int, data: bytes, resync: bool = False) -> None:
+        """Send the ``state`` of room revision ``rev``, unless a newer one was sent already:
+        on one socket states only go forward (a resend's answer is followed by the current
+        state, read while another node's newer one may already have been forwarded). A
+        ``resync`` state (the store went back in time) is sent whatever came before."""
+        if rev < self.rev and not resync:
+            return
+        self.rev = rev
+        self.send(data)
 
     async def _finish(self, write: Coroutine[Any, Any, Any], blocked_on: Any) -> None:
         """Drive a suspended write to its end (as a task would have), then the

@@ -15,6 +15,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+import msgspec
 from redis.exceptions import RedisError
 
 from server import health, metrics
@@ -77,11 +78,17 @@ class Fanout:
         if local is None or not local.conns:
             return
         if n.kind == NoticeKind.STATE:
-            if n.rev < local.last_rev:
+            if n.rev <= local.last_rev or (
+                n.rev == local.last_rev + 1 and n.base and local.last_stamp != n.base
+            ):
+                # Late (a rebuild forwarded it or a newer one first), or written over another
+                # history than the one forwarded: the store decides which (``_rebuild``).
+                if not (n.rev == local.last_rev and n.stamp == local.last_stamp):
+                    self.schedule_rebuild(room_id)
                 return
             if local.cached is not None and local.cached[0].rev != n.rev:
                 local.cached = None  # written by another node
-            self._forward(local, room_id, n.rev, n.payload, n.seats, n.computer)
+            self._forward(local, room_id, n.rev, n.stamp, n.payload, n.seats, n.computer)
         elif n.kind == NoticeKind.EVENT:
             for conn in list(local.conns):
                 conn.send(n.payload)
@@ -93,13 +100,15 @@ class Fanout:
         local: LocalRoom,
         room_id: str,
         rev: int,
+        stamp: str,
         payload: bytes,
         seats: list[str | None],
         computer: int | None,
+        resync: bool = False,
     ) -> None:
         """Send a room revision's ``state`` to the local connections (telling each
         its sides first if they changed) and let the computer play if it is its turn."""
-        local.last_rev = rev
+        local.last_rev, local.last_stamp = rev, stamp
         local.computer_side = computer
         for conn in list(local.conns):
             if conn.token_hash is not None:
@@ -107,7 +116,7 @@ class Fanout:
                 if sides != conn.sides:
                     conn.sides = sides
                     conn.send_msg(P.Welcome(room=room_id, sides=sides))
-            conn.send(payload)
+            conn.send_state(rev, payload, resync)
         self.node.computer_seats.maybe_play(room_id, computer)
 
     def resync_all(self) -> None:
@@ -118,14 +127,27 @@ class Fanout:
 
     def schedule_rebuild(self, room_id: str) -> None:
         local = self.node.local.get(room_id)
-        if local is None or local.rebuilding:
+        if local is None:
+            return
+        if local.rebuilding:  # once more when it is done: the store may have moved meanwhile
+            local.rebuild_again = True
             return
         local.rebuilding = True
         asyncio.get_running_loop().create_task(self._rebuild(room_id, local))
 
     async def _rebuild(self, room_id: str, local: LocalRoom) -> None:
-        """Re-send the room's state to local connections: presence changed, or
-        notices may have been lost (server/subscriber.py)."""
+        """Re-send the room's state to local connections from the store: presence
+        changed, notices may have been lost (server/subscriber.py), or the store
+        may have gone back in time.
+
+        The store is the truth. A revision older than one this node forwarded
+        before asking, or the same revision with another stamp, means the store
+        lost writes (a failover to a replica that had not received them, a
+        restore from an older snapshot): the node drops its copy and sends every
+        connection the store's state as a ``resync`` (server/PROTOCOL.md), which
+        clients take whatever version they showed. An older revision than one
+        forwarded *while* asking is only a late read, and is dropped."""
+        seen_rev, seen_stamp = local.last_rev, local.last_stamp
         try:
             current = await self.node.current_state(room_id)
         except RedisError as exc:  # the tick tries again; logged once per outage
@@ -133,11 +155,29 @@ class Fanout:
             return
         finally:
             local.rebuilding = False
+            if local.rebuild_again:
+                local.rebuild_again = False
+                self.schedule_rebuild(room_id)
         if current is None or not local.conns or self.node.local.get(room_id) is not local:
             return
         room, message, presence = current
-        if room.rev < local.last_rev:
+        back = room.rev < seen_rev or (
+            room.rev == seen_rev and bool(seen_stamp) and room.stamp != seen_stamp
+        )
+        if back:
+            log.warning(
+                "room %s: the store went back from revision %d to %d; resynchronising",
+                room_id,
+                seen_rev,
+                room.rev,
+            )
+            metrics.RESYNCS.inc()
+            local.cached = None
+            message = msgspec.structs.replace(message, resync=True)
+        elif room.rev < local.last_rev:
             return
         local.presence_seen = presence_summary(presence)
         seats = [s.token_hash for s in room.seats]
-        self._forward(local, room_id, room.rev, P.encode(message), seats, computer_to_move(room))
+        payload = P.encode(message)
+        computer = computer_to_move(room)
+        self._forward(local, room_id, room.rev, room.stamp, payload, seats, computer, back)

@@ -111,6 +111,7 @@ async def join(node: Node, conn: Conn, msg: P.Join) -> None:
         await node.presence.leave(conn)
     room = done.room
     conn.room = room.id
+    conn.rev = -1  # a new room's states start afresh
     conn.sides = welcome.sides
     token = welcome.token or msg.token
     conn.token_hash = rooms.hash_token(token) if token else None
@@ -121,7 +122,7 @@ async def join(node: Node, conn: Conn, msg: P.Join) -> None:
         node.computer.warm(seats=room.mode == "computer", hints=True)
     current = await node.current_state(room.id)
     if current is not None:
-        conn.send_msg(current[1])
+        conn.send_state(current[0].rev, P.encode(current[1]))
         node.computer_seats.maybe_play(room.id, computer_to_move(current[0]))
 
 

@@ -26,12 +26,14 @@ class LocalRoom:
         "conns",
         "created_ms",
         "last_rev",
+        "last_stamp",
         "presence_seen",
         "computer_side",
         "cached",
         "thinking",
         "recheck",
         "rebuilding",
+        "rebuild_again",
         "warned",
         "presence_memo",
     )
@@ -40,6 +42,7 @@ class LocalRoom:
         self.conns: set[Conn] = set()
         self.created_ms = created_ms
         self.last_rev = -1  # the newest revision forwarded
+        self.last_stamp = ""  # and its stamp (server/room.py ``Room.stamp``)
         self.warned = False  # told its connections the room nears its longest life
         self.presence_seen: dict[int, bool] | None = None  # presence last forwarded
         self.computer_side: int | None = None  # the side the computer must play, if any
@@ -47,6 +50,7 @@ class LocalRoom:
         self.thinking = False  # a task plays the computer's seat
         self.recheck = False  # ... and its turn came again meanwhile
         self.rebuilding = False  # a presence rebuild is under way
+        self.rebuild_again = False  # ... and another was asked for meanwhile
         # (entries, valid until ms, presence by side, watchers) drawn from ``cached``'s entries:
         # the same until one of them lapses (Node.who_is_here)
         self.presence_memo: tuple[list[Any], float, dict[int, tuple[bool, int]], int] | None = None

@@ -59,6 +59,9 @@ INTENT_SECONDS = Histogram(
 )
 JOINS = Counter("nyumba_joins", "Joins, by result", ["result"])
 CAS = Counter("nyumba_cas", "Compare-and-sets on rooms, by result", ["result"])
+RESYNCS = Counter(
+    "nyumba_resyncs", "Rooms resent to their sockets because the store went back in time"
+)
 STORE_SECONDS = Histogram(
     "nyumba_store_command_seconds", "Round trip of one batch of store commands", buckets=_FAST
 )

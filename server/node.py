@@ -137,8 +137,12 @@ class Node:
                 prepared=prepared,
             )
             done = rooms.judge(current, intent, ctx)
-            if known is not None and isinstance(done.reply, P.Error) and not done.resent:
-                continue  # judged on a copy that may be old: judge again on the store's
+            if known is not None and (done.resent or isinstance(done.reply, P.Error)):
+                # Judged on a copy that may be old, or of another history: a refusal is judged
+                # again on the store's, and so is a kept answer — a resend is answered for what
+                # the store has, never for what a copy says (a master that died before its
+                # replica got the move took the move with it; the resend then applies it anew).
+                continue
             new = done.room
             if new is current:
                 return done
@@ -153,6 +157,8 @@ class Node:
                         P.encode(message),
                         [s.token_hash for s in new.seats],
                         computer_to_move(new, pos),
+                        new.stamp,
+                        current.stamp,
                     )
                 )
             result = await self.store.cas(
@@ -162,6 +168,8 @@ class Node:
                 encode_room(new),
                 self.expire_at(new.created_ms, now),
                 notice,
+                stamp=new.stamp,
+                expected_stamp=current.stamp,
             )
             if result == 0:
                 self.keep(new, members)
@@ -172,6 +180,8 @@ class Node:
                 return done
             if room_id in self.local:
                 self.local[room_id].cached = None
+                if result == 2:  # the store went back in time: resynchronise the room's sockets
+                    self.fanout.schedule_rebuild(room_id)
             if result == -1:
                 raise Refused("no-room")
         raise Refused("busy")
@@ -220,11 +230,15 @@ class Node:
         if conn.room is not None:
             current = await self.current_state(conn.room)
             if current is not None:
-                conn.send_msg(current[1])
+                conn.send_state(current[0].rev, P.encode(current[1]))
 
     async def create_room(self, room: Room) -> bool:
         return await self.store.create(
-            room.id, room.rev, encode_room(room), self.expire_at(room.created_ms, room.created_ms)
+            room.id,
+            room.rev,
+            encode_room(room),
+            self.expire_at(room.created_ms, room.created_ms),
+            room.stamp,
         )
 
     async def detach(self, conn: Conn) -> None:

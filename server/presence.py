@@ -118,7 +118,7 @@ class Presence:
                     members.update(conn.members(score))
                 requests.append((room_id, members, node.expire_at(local.created_ms, now)))
             results = await self.store.touch_many(requests, now if prune else None)
-            for (room_id, local), (alive, entries, rev) in zip(batch, results):
+            for (room_id, local), (alive, entries, rev, stamp) in zip(batch, results):
                 if not alive:
                     # Said once, then the sockets close (they were told no-room every tick).
                     for conn in list(local.conns):
@@ -133,6 +133,11 @@ class Presence:
                 if local.cached is not None:
                     local.cached = (local.cached[0], entries)
                 summary = presence_summary(presence_by_side(entries, now))
-                if summary != local.presence_seen or rev > local.last_rev:
-                    node.fanout.schedule_rebuild(room_id)  # presence, or a notice never came
+                if (
+                    summary != local.presence_seen
+                    or rev != local.last_rev
+                    or (stamp and local.last_stamp and stamp != local.last_stamp)
+                ):
+                    # Presence changed, a notice never came, or the store went back in time.
+                    node.fanout.schedule_rebuild(room_id)
                 node.computer_seats.maybe_play(room_id, local.computer_side)

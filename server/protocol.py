@@ -227,6 +227,9 @@ class State(_Out, frozen=True, tag="state"):
     offer: PendingOffer | None
     plies: int
     watchers: int = 0  # connections in the room that hold no seat (spectators)
+    # True when the store went back in time (a failover lost its newest writes): this state
+    # replaces whatever the client showed, even a later version (server/PROTOCOL.md).
+    resync: bool = False
 
 
 class Ack(_Out, frozen=True, tag="ack"):

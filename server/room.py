@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -68,6 +69,10 @@ class Room(msgspec.Struct, gc=False):
     seats: list[SeatRec] = []  # index = side (0 South, 1 North)
     state: bytes = b""  # the engine state, msgpack
     rev: int = 0  # every stored change
+    # A random tag of this revision, new at every stored change: two copies with one ``rev``
+    # and other stamps are two histories (the store went back in time, then was written
+    # again). The compare-and-set checks it with the rev (server/store.py).
+    stamp: str = ""
     version: int = 0  # every change of the game itself (what move intents name)
     game_no: int = 1
     history: list[Played] = []
@@ -89,9 +94,13 @@ encode_room = msgspec.msgpack.Encoder().encode
 decode_room = msgspec.msgpack.Decoder(Room).decode
 
 
+def new_stamp() -> str:
+    return os.urandom(6).hex()
+
+
 def changed(room: Room, **fields: Any) -> Room:
     """The room with ``fields`` replaced, as a new stored revision."""
-    return msgspec.structs.replace(room, rev=room.rev + 1, **fields)
+    return msgspec.structs.replace(room, rev=room.rev + 1, stamp=new_stamp(), **fields)
 
 
 class Context(msgspec.Struct, frozen=True):
@@ -244,6 +253,7 @@ def create(
         created_ms=now_ms,
         seats=seats,
         state=encode_state(game.start()),
+        stamp=new_stamp(),
     )
     return room, token, sides
 

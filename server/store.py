@@ -4,7 +4,7 @@ an atomic compare-and-set that also refreshes expiry and publishes.
 Keys (every key carries a hash tag, so on a Cluster a room's keys share one
 slot and each script touches one slot)::
 
-    <prefix>room:{id}                  hash: rev, data (msgpack Room)
+    <prefix>room:{id}                  hash: rev, stamp, data (msgpack Room)
     <prefix>room:{id}:presence         sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
     <prefix>room:{id}:lease            the node playing the room's computer seat (short TTL)
     <prefix>room:{id}:sync             written before WAIT (``NYUMBA_ACK_REPLICAS``; 60 s TTL)
@@ -29,14 +29,23 @@ from server import metrics, topology
 from server.replicas import Replicas
 from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 
-# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice.
-# Returns 0 when written, the current rev when the expected one is stale, -1 when gone.
+# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice,
+# new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
+# has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
+# that was judged: an older revision, or the same revision with another stamp (another history).
+# That only happens when the store went back in time (a failover to a replica that had not
+# received every write, a restore from an older snapshot): the node resynchronises the room.
+# An empty expected stamp (a room written by a version that kept none) is not compared.
 # An empty notice publishes nothing (a change only the sender hears of: a kept answer).
 _CAS = """
-local cur = redis.call('HGET', KEYS[1], 'rev')
-if not cur then return -1 end
-if cur ~= ARGV[1] then return tonumber(cur) end
-redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'data', ARGV[3])
+local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
+if not cur[1] then return -1 end
+if cur[1] ~= ARGV[1] then
+  if tonumber(cur[1]) < tonumber(ARGV[1]) then return 2 end
+  return 1
+end
+if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
+redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
@@ -56,10 +65,10 @@ end
 return 0
 """
 
-# KEYS: room. ARGV: rev, data, expire-at ms. Creates only; 1 when created.
+# KEYS: room. ARGV: rev, data, expire-at ms, stamp. Creates only; 1 when created.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'data', ARGV[2])
+redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'data', ARGV[2], 'stamp', ARGV[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 return 1
 """
@@ -117,7 +126,7 @@ return 0
 """
 
 
-_CAS_RESULT = {0: "written", -1: "gone"}  # any other reply: a newer revision (a conflict)
+_CAS_RESULT = {0: "written", -1: "gone", 1: "conflict", 2: "behind"}
 
 
 class NoticeKind(enum.StrEnum):
@@ -131,13 +140,18 @@ class NoticeKind(enum.StrEnum):
 class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """What a room's channel carries to every node. For ``STATE``, ``seats``
     are the seat owners' token hashes (so nodes can tell each connection its
-    sides) and ``computer`` the side the computer must play now."""
+    sides), ``computer`` the side the computer must play now, ``stamp`` the
+    revision's stamp and ``base`` the stamp of the revision it replaced (a node
+    that forwarded another revision under that number knows the store's history
+    is not the one it showed: ``server/fanout.py``)."""
 
     rev: int
     kind: NoticeKind
     payload: bytes = b""
     seats: list[str | None] = []
     computer: int | None = None
+    stamp: str = ""
+    base: str = ""
 
 
 _notice_enc = msgspec.msgpack.Encoder()
@@ -223,9 +237,11 @@ class Store:
         return channel[channel.index("{") + 1 : channel.rindex("}")]
 
     # rooms -----------------------------------------------------------------
-    async def create(self, room_id: str, rev: int, data: bytes, expire_at_ms: int) -> bool:
+    async def create(
+        self, room_id: str, rev: int, data: bytes, expire_at_ms: int, stamp: str = ""
+    ) -> bool:
         return bool(
-            await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms])
+            await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms, stamp])
         )
 
     async def load(self, room_id: str) -> tuple[bytes | None, list[tuple[bytes, float]]]:
@@ -244,11 +260,26 @@ class Store:
         data: bytes,
         expire_at_ms: int,
         notice: bytes,
+        *,
+        stamp: str = "",
+        expected_stamp: str = "",
     ) -> int:
+        """Write the room if the store still has the revision (and stamp) that was judged;
+        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind)."""
+        channel = self.channel(room_id)
         result = int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
-                args=[expected_rev, new_rev, data, expire_at_ms, self.channel(room_id), notice],
+                args=[
+                    expected_rev,
+                    new_rev,
+                    data,
+                    expire_at_ms,
+                    channel,
+                    notice,
+                    stamp,
+                    expected_stamp,
+                ],
             )
         )
         metrics.cas_results(_CAS_RESULT.get(result, "conflict")).inc()
@@ -285,10 +316,10 @@ class Store:
     # presence --------------------------------------------------------------
     async def touch_many(
         self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
-    ) -> list[tuple[bool, list[tuple[bytes, float]], int]]:
+    ) -> list[tuple[bool, list[tuple[bytes, float]], int, str]]:
         """``touch`` for several rooms in one write, each with its presence
-        entries and stored revision read back: (room alive, entries, rev) per
-        room. With ``prune_before_ms``, entries that ended by then are pruned
+        entries and stored revision read back: (room alive, entries, rev, stamp)
+        per room. With ``prune_before_ms``, entries that ended by then are pruned
         first."""
         commands: list[tuple] = []
         for room_id, members, expire_at_ms in rooms:
@@ -302,7 +333,7 @@ class Store:
             if prune_before_ms is not None:
                 commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
-            commands.append(("HGET", key, "rev"))
+            commands.append(("HMGET", key, "rev", "stamp"))
         try:
             replies = await self.link.execute_many(commands)
         except ResponseError as exc:
@@ -312,10 +343,13 @@ class Store:
                 await self.link.load_script(script)
             replies = await self.link.execute_many(commands)
         step = 3 if prune_before_ms is None else 4
-        return [
-            (bool(replies[i]), _pairs(replies[i + step - 2]), int(replies[i + step - 1] or -1))
-            for i in range(0, len(replies), step)
-        ]
+        out = []
+        for i in range(0, len(replies), step):
+            rev, stamp = replies[i + step - 1]
+            out.append(
+                (bool(replies[i]), _pairs(replies[i + step - 2]), int(rev or -1), _text(stamp))
+            )
+        return out
 
     async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
         args: list[Any] = [expire_at_ms]
@@ -367,6 +401,10 @@ class Store:
         if self._replicas is not None:
             self._replicas.link.close()
         await self.redis.aclose()
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else (value or "")
 
 
 def _pairs(flat: list) -> list[tuple[bytes, float]]:

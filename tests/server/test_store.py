@@ -33,11 +33,11 @@ def test_pruning_drops_ended_entries_but_each_sides_last_seen(valkey_url, key_pr
                 "w:f": now - 2,
             }
             live = {"1:g": now + 5_000, "w:h": now + 5_000}
-            [(alive, entries, _)] = await store.touch_many(
+            [(alive, entries, _, _)] = await store.touch_many(
                 [("r1", {**ended, **live}, now + 60_000)]
             )
             assert alive and len(entries) == 8
-            [(alive, entries, _)] = await store.touch_many(
+            [(alive, entries, _, _)] = await store.touch_many(
                 [("r1", {}, now + 60_000)], prune_before_ms=now
             )
             kept = {m.decode(): int(s) for m, s in entries}
@@ -46,11 +46,11 @@ def test_pruning_drops_ended_entries_but_each_sides_last_seen(valkey_url, key_pr
             assert kept == {"0:b": now - 10, "1:g": now + 5_000, "w:h": now + 5_000}
             # A store that forgot its scripts (a restart) gets them again.
             await store.link.execute("SCRIPT", "FLUSH")
-            [(alive, entries, _)] = await store.touch_many(
+            [(alive, entries, _, _)] = await store.touch_many(
                 [("r1", {}, now + 60_000)], prune_before_ms=now
             )
             assert alive and len(entries) == 3
-            [(alive, _, _)] = await store.touch_many([("gone", {"0:x": now}, now + 60_000)])
+            [(alive, _, _, _)] = await store.touch_many([("gone", {"0:x": now}, now + 60_000)])
             assert not alive
         finally:
             await store.link.execute("DEL", store.room_key("r1"), store.presence_key("r1"))
