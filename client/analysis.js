@@ -17,8 +17,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
-async function call(method, url, body) {
-  const init = { method, headers: { Accept: "application/json" } };
+async function call(method, url, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -54,6 +54,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
   let phase = "running"; // running | busy | done | failed | cancelled
   let note = { key: "analysis.starting", vars: {} };
   let key = null;
+  let cancelToken = null; // what our POST was answered with: only its holder may cancel
   let timer = null;
   let token = { cancelled: false };
   let closed = false;
@@ -93,6 +94,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
   async function start() {
     clearTimeout(timer);
     setPhase("running", { key: "analysis.starting", vars: {} });
+    cancelToken = null;
     let r;
     try {
       r = await call("POST", "/api/analysis", record);
@@ -126,6 +128,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
       return setPhase("failed", { key: "analysis.failed", vars: { msg: d.message || r.status } });
     }
     key = d.key;
+    if (d.cancel_token) cancelToken = d.cancel_token; // in the POST's answer, not in a GET's
     if (d.status === "running") {
       const done = d.done || 0; // fields at their defaults are left out of the answer
       const total = d.total || 0;
@@ -148,7 +151,11 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     closed = true;
     clearTimeout(timer);
     token.cancelled = true;
-    if (phase === "running" && key) call("DELETE", `/api/analysis/${key}`).catch(() => {});
+    if (phase === "running" && key && cancelToken) {
+      // Withdraws only this page's wish: another asker's keeps the analysis running.
+      call("DELETE", `/api/analysis/${key}`, undefined, { Authorization: `Bearer ${cancelToken}` })
+        .catch(() => {});
+    }
     if (byUser) onClose();
   }
 

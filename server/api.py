@@ -90,7 +90,7 @@ def problem_responses(*statuses: int) -> dict[str, Any]:
 
 _STATUS = {
     400: "Bad request (bad-json, bad-message, bad-game, bad-record)",
-    403: "A post from another site's page (cross-site)",
+    403: "A post from another site's page (cross-site), or a cancel without the token (not-owner)",
     404: "No such room or analysis (no-room, no-analysis)",
     409: "The new room's id is taken (busy): try again",
     413: "Too large (too-large)",
@@ -185,6 +185,11 @@ def openapi(version: str = "1") -> dict[str, Any]:
         "/api/analysis": {
             "post": {
                 "summary": "Start (or find) the computer's analysis of a game record",
+                "description": (
+                    "A running analysis's answer carries cancel_token, this asker's alone: "
+                    "DELETE needs it. 503 busy: this address has an analysis running, or the "
+                    "node runs as many as it takes (server/analysis.py)."
+                ),
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": {"type": "object"}}},
@@ -209,8 +214,17 @@ def openapi(version: str = "1") -> dict[str, Any]:
                 },
             },
             "delete": {
-                "summary": "Cancel an analysis",
-                "responses": {"200": _json("AnalysisStatus", "Cancelled")},
+                "summary": "Withdraw your wish for an analysis (it stops when nobody wants it)",
+                "description": (
+                    "Authorization: Bearer <cancel_token from the POST>. Without a token of a "
+                    "running analysis: 403 not-owner, nothing changes. An analysis not running "
+                    "any more: its status, as GET answers."
+                ),
+                "security": [{"cancelToken": []}],
+                "responses": {
+                    "200": _json("AnalysisStatus", "Cancelled (or done, or failed already)"),
+                    **problem_responses(403, 404),
+                },
             },
         },
         "/api/protocol.json": {
@@ -265,5 +279,14 @@ def openapi(version: str = "1") -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "nyumba", "version": version},
         "paths": paths,
-        "components": {"schemas": components},
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "cancelToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An analysis's cancel_token (POST /api/analysis)",
+                }
+            },
+        },
     }

@@ -298,7 +298,9 @@ class Computer:
         a lane of its own: one thinker for the whole server (under ``--workers``, the
         supervisor's, shared by every worker), each analysis one job in the queue at a time."""
         if self._analysis is None:
-            self._analysis = _Lane(1, per_owner=1, limit=64, name="analysis")
+            # One job waits per running analysis: 32 a node (``Analyses.max_jobs``), and
+            # under --workers the supervisor's lane serves every worker's.
+            self._analysis = _Lane(1, per_owner=1, limit=1024, name="analysis")
         return await self._analysis.run(owner, *request)
 
     def warm(self, seats: bool, hints: bool) -> None:

@@ -286,7 +286,9 @@ class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
     """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
     (``server/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
     best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
-    ``cancelled``/``failed`` with a sentence."""
+    ``cancelled``/``failed`` with a sentence. ``cancel_token``: only in the answer of a POST
+    that asked for a running analysis, the asker's secret (DELETE it with ``Authorization:
+    Bearer <cancel_token>``)."""
 
     key: str
     status: Literal["running", "done", "cancelled", "failed"]
@@ -294,6 +296,7 @@ class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
     total: int = 0
     analysis: Analysis | None = None
     message: str | None = None
+    cancel_token: str | None = None
 
 
 def encode_http(answer: msgspec.Struct) -> bytes:

@@ -38,9 +38,10 @@ def wait_done(base: str, key: str, timeout: float = 240.0) -> dict:
     raise AssertionError(f"no analysis within {timeout} s: {seen[-3:]}")
 
 
-def cancel(base: str, key: str) -> dict:
-    """DELETE an analysis and wait until it has stopped."""
-    gone = httpx.delete(f"{base}/api/analysis/{key}", timeout=10)
+def cancel(base: str, key: str, token: str) -> dict:
+    """DELETE an analysis (as the one who asked for it) and wait until it has stopped."""
+    auth = {"Authorization": f"Bearer {token}"}
+    gone = httpx.delete(f"{base}/api/analysis/{key}", headers=auth, timeout=10)
     assert gone.status_code == 200 and gone.json()["status"] == "cancelled"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -84,7 +85,7 @@ def test_busy_and_cancelled_answer_clearly_and_the_server_keeps_serving(server):
     other = record("kalah", 30, 9)
     r = httpx.post(server.url + "/api/analysis", content=long_game, timeout=30)
     assert r.status_code == 202, r.text
-    key = r.json()["key"]
+    key, token = r.json()["key"], r.json()["cancel_token"]
     # one analysis at a time for an address: the second is refused, clearly
     busy = httpx.post(server.url + "/api/analysis", content=other, timeout=30)
     assert busy.status_code == 503 and busy.json()["code"] == "busy"
@@ -98,14 +99,14 @@ def test_busy_and_cancelled_answer_clearly_and_the_server_keeps_serving(server):
     assert made.status_code == 201
     assert time.monotonic() - t0 < 20  # generous: a shared machine; this is not a timing test
     # cancel it: the answer says so, and so does every later look
-    look = cancel(server.url, key)
+    look = cancel(server.url, key, token)
     assert "ask again" in look["message"]
     assert look["done"] < look["total"]
     # and the address may ask again
     r = httpx.post(server.url + "/api/analysis", content=other, timeout=30)
     assert r.status_code in (200, 202), r.text
     if r.status_code == 202:
-        cancel(server.url, r.json()["key"])
+        cancel(server.url, r.json()["key"], r.json()["cancel_token"])
 
 
 @pytest.mark.parametrize("profile", ["bao-kiswahili"])
