@@ -11,7 +11,8 @@ that server. Either way the app talks to it through the same store code.
 ``--workers N`` (``NYUMBA_WORKERS``; ``auto``: one per core) runs N node
 processes on the port under a supervisor (``server/workers.py``).
 Settings are checked before anything starts (``server/config.py``): a bad
-value exits 2 with one line. SIGTERM or Ctrl-C: readiness turns off, sockets
+value exits 2 with one line, and so does a ``REDIS_URL`` listing several nodes
+(a Cluster's seeds) when the one that answers is no Cluster node. SIGTERM or Ctrl-C: readiness turns off, sockets
 close with 1012, the node exits 0.
 
 ``replay`` checks a game record (``engine/RECORDS.md``; ``-`` reads standard input) by
@@ -77,6 +78,10 @@ def serve(settings: Settings) -> int:
     if settings.workers > 1 and settings.listen_fd is None:
         from server.workers import supervise
 
+        why = _refused_seeds(settings)
+        if why is not None:
+            print(f"nyumba serve: {why}", file=sys.stderr)
+            return 2
         return supervise(settings)
 
     from server.app import create_app
@@ -103,10 +108,10 @@ def serve(settings: Settings) -> int:
             log.info("embedded Valkey at %s (data in %s)", store.url, store.data_dir)
             settings = msgspec.structs.replace(settings, redis_url=store.url)
         else:
-            why = _wait_for_store(settings)
-            if why is not None:
-                print(f"nyumba serve: {why}", file=sys.stderr)
-                return 1
+            refused = _wait_for_store(settings)
+            if refused is not None:
+                print(f"nyumba serve: {refused[1]}", file=sys.stderr)
+                return refused[0]
         app = create_app(settings)
         config = uvicorn.Config(
             app,
@@ -162,8 +167,12 @@ def serve(settings: Settings) -> int:
 STORE_WAIT_S = 15.0  # a store started alongside (compose, a test) may still be loading
 
 
-def _wait_for_store(settings: Settings) -> str | None:
-    """None once the store answers PING; else, after ``STORE_WAIT_S``, why not (one line)."""
+def _wait_for_store(settings: Settings) -> tuple[int, str] | None:
+    """None once the store answers PING; else the exit status and why (one line): 1 if it
+    does not after ``STORE_WAIT_S``; 2 if the URL lists several nodes (a Cluster's seeds,
+    tried in turn) and the one that answers is no Cluster node."""
+    import asyncio
+
     import redis
 
     from server import topology
@@ -172,27 +181,51 @@ def _wait_for_store(settings: Settings) -> str | None:
     if topology.is_sentinel(settings.redis_url):
         return None  # the store finds its master through the sentinels as it starts
     shown = _without_password(settings.redis_url)
-    client = redis.Redis.from_url(
-        settings.redis_url,
-        socket_connect_timeout=settings.store_connect_timeout_ms / 1000,
-        socket_timeout=settings.store_timeout_ms / 1000,
+    seeds = topology.seed_urls(settings.redis_url)
+    timeouts = topology.Timeouts(
+        connect_timeout=settings.store_connect_timeout_ms / 1000,
+        command_timeout=settings.store_timeout_ms / 1000,
     )
+    client = None
+    if len(seeds) == 1:
+        client = redis.Redis.from_url(
+            seeds[0],
+            socket_connect_timeout=timeouts["connect_timeout"],
+            socket_timeout=timeouts["command_timeout"],
+        )
     deadline = time.monotonic() + STORE_WAIT_S
     said = False
     try:
         while True:
             try:
-                client.ping()
+                if client is not None:
+                    client.ping()
+                else:  # one round over the seeds; this loop is the patience
+                    asyncio.run(topology.check_seeds(seeds, delays=(), **timeouts))
                 return None
+            except topology.NotACluster as exc:
+                return 2, f"REDIS_URL={shown!r} is not allowed: {exc}"
             except redis.RedisError as exc:
                 if time.monotonic() >= deadline:
-                    return f"the store at {shown} does not answer: {exc}"
+                    return 1, f"the store at {shown} does not answer: {exc}"
                 if not said:
                     log.warning("waiting for the store at %s (%s)", shown, exc)
                     said = True
                 time.sleep(0.5)
     finally:
-        client.close()
+        if client is not None:
+            client.close()
+
+
+def _refused_seeds(settings: Settings) -> str | None:
+    """Why a URL listing several nodes is refused (they are no Cluster's), checked by a
+    supervisor before it starts workers: each would be refused, and started again."""
+    from server import topology
+
+    if settings.redis_url is None or len(topology.seed_urls(settings.redis_url)) == 1:
+        return None
+    refused = _wait_for_store(settings)
+    return refused[1] if refused is not None and refused[0] == 2 else None
 
 
 def _without_password(url: str) -> str:

@@ -5,7 +5,10 @@ The same contract as ``server.resp.Link`` (``execute``, ``execute_many``,
 the commands a batch (or a turn of the event loop) sends are grouped by the
 master that owns their slot, one write each. The slot map comes from
 ``CLUSTER SHARDS`` (``CLUSTER SLOTS`` on servers without it), is loaded at the
-first command and again whenever the cluster says it changed:
+first command and again whenever the cluster says it changed, from whichever node
+answers first of those the link knows: the masters, then the other nodes the last
+map named (their replicas), then the seeds it was given — so neither a dead seed
+nor a moment when no master answers keeps it from the map:
 
 * ``MOVED slot addr``: the slot has a new owner — remember it, refresh the
   whole map in the background (a resharding or failover moves many slots),
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Sequence
 from typing import Any
 
 import hiredis
@@ -38,6 +42,7 @@ from redis.asyncio.connection import parse_url
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.resp import (
     COMMAND_TIMEOUT,
@@ -74,6 +79,14 @@ def command_key(cmd: tuple) -> Any:
     return cmd[1]
 
 
+def _node_address(info: dict, asked: str) -> str:
+    """A node's "host:port" in a ``CLUSTER SHARDS`` reply (an unknown host: the asked one's)."""
+    host = (info.get(b"endpoint") or info.get(b"ip") or b"").decode()
+    if host in ("", "?"):
+        host = asked.rsplit(":", 1)[0]
+    return f"{host}:{info.get(b'port') or info.get(b'tls-port')}"
+
+
 def parse_shards(reply: list, asked: str) -> dict[tuple[int, int], str]:
     """``CLUSTER SHARDS`` → {(first slot, last slot): "host:port" of the master}."""
     out: dict[tuple[int, int], str] = {}
@@ -85,10 +98,7 @@ def parse_shards(reply: list, asked: str) -> dict[tuple[int, int], str]:
             info = dict(zip(node[::2], node[1::2]))
             if info.get(b"role") != b"master":
                 continue
-            host = (info.get(b"endpoint") or info.get(b"ip") or b"").decode()
-            if host in ("", "?"):
-                host = asked.rsplit(":", 1)[0]
-            address = f"{host}:{info.get(b'port') or info.get(b'tls-port')}"
+            address = _node_address(info, asked)
             if master is None or info.get(b"health") == b"online":
                 master = address
         if master is None:
@@ -98,6 +108,14 @@ def parse_shards(reply: list, asked: str) -> dict[tuple[int, int], str]:
     return out
 
 
+def shard_nodes(reply: list, asked: str) -> list[str]:
+    """Every node a ``CLUSTER SHARDS`` reply names, replicas too, those online first."""
+    shards = [dict(zip(shard[::2], shard[1::2])) for shard in reply]
+    infos = [dict(zip(n[::2], n[1::2])) for shard in shards for n in shard[b"nodes"]]
+    infos.sort(key=lambda info: info.get(b"health") != b"online")
+    return [_node_address(info, asked) for info in infos]
+
+
 def parse_slots(reply: list, asked: str) -> dict[tuple[int, int], str]:
     """``CLUSTER SLOTS`` (servers before Redis 7) → the same shape."""
     out: dict[tuple[int, int], str] = {}
@@ -105,6 +123,11 @@ def parse_slots(reply: list, asked: str) -> dict[tuple[int, int], str]:
         host = entry[2][0].decode() or asked.rsplit(":", 1)[0]
         out[(int(entry[0]), int(entry[1]))] = f"{host}:{entry[2][1]}"
     return out
+
+
+def slots_nodes(reply: list, asked: str) -> list[str]:
+    """Every node a ``CLUSTER SLOTS`` reply names (each range's master, then its replicas)."""
+    return [f"{n[0].decode() or asked.rsplit(':', 1)[0]}:{n[1]}" for e in reply for n in e[2:]]
 
 
 def _close_opened(connecting: asyncio.Future) -> None:
@@ -120,20 +143,27 @@ class ClusterLink:
 
     def __init__(
         self,
-        url: str,
+        seeds: str | Sequence[str],
         *,
         connect_timeout: float = CONNECT_TIMEOUT,
         command_timeout: float = COMMAND_TIMEOUT,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
     ):
-        self.params = parse_url(url)
+        """``seeds``: the URL of a node of the cluster, or the URLs of several (one
+        each; the credentials, database and TLS are the first's)."""
+        urls = [seeds] if isinstance(seeds, str) else list(seeds)
+        self.params = parse_url(urls[0])
         self.connect_timeout = connect_timeout
         self.command_timeout = command_timeout
-        self.tls = url.startswith("rediss://")
+        self.tls = urls[0].startswith("rediss://")
         self.retry_delays = retry_delays
-        self.seeds = [f"{self.params.get('host', 'localhost')}:{self.params.get('port', 6379)}"]
+        self.seeds = []
+        for url in urls:
+            params = parse_url(url)
+            self.seeds.append(f"{params.get('host', 'localhost')}:{params.get('port', 6379)}")
         self.owner: list[str | None] = [None] * SLOTS  # slot -> "host:port" of its master
         self._masters: list[str] = []  # the masters that own slots, kept with ``owner``
+        self.nodes: list[str] = []  # every node the last map named, replicas too
         self.conns: dict[str, _Protocol] = {}
         self._connecting: dict[str, asyncio.Future] = {}
         self._refreshing: asyncio.Future | None = None
@@ -171,19 +201,24 @@ class ClusterLink:
             task = asyncio.ensure_future(self.refresh())
             task.add_done_callback(_consume)
 
+    def map_sources(self) -> list[str]:
+        """Where to ask for the slot map, in order: the masters, the other nodes the last
+        map named (a replica answers as well), the seeds (one may be long gone)."""
+        return list(dict.fromkeys([*self.masters, *self.nodes, *self.seeds]))
+
     async def _load_map(self) -> None:
         last: Exception | None = None
-        # Ask the known masters first, then the URL's node (a seed may be long gone).
-        for address in [*self.masters, *[s for s in self.seeds if s not in self.masters]]:
+        for address in self.map_sources():
             try:
                 proto = await self._protocol(address)
                 try:
                     reply = await proto.request(_SHARDS)
-                    ranges = parse_shards(reply, address)
+                    ranges, nodes = parse_shards(reply, address), shard_nodes(reply, address)
                 except ResponseError:  # before Redis 7
                     reply = await proto.request(_SLOTS)
-                    ranges = parse_slots(reply, address)
-            except (OSError, RedisConnectionError, ResponseError) as exc:
+                    ranges, nodes = parse_slots(reply, address), slots_nodes(reply, address)
+            # A stalled node (its command deadline passed) is passed over like a dead one.
+            except (OSError, RedisConnectionError, RedisTimeoutError, ResponseError) as exc:
                 last = exc
                 continue
             if not ranges:
@@ -194,6 +229,7 @@ class ClusterLink:
                 owner[first : end + 1] = [master] * (end + 1 - first)
             self.owner = owner
             self._masters = sorted(set(ranges.values()))
+            self.nodes = nodes
             self.refreshes += 1
             for listener in self.map_changed:
                 listener()

@@ -110,7 +110,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redis_url: Annotated[
         Annotated[str, Meta(pattern=_URL)] | None,
         Meta(
-            extra=_v("REDIS_URL", "a redis://, rediss:// or unix:// URL"),
+            extra=_v(
+                "REDIS_URL",
+                "a redis://, rediss:// or unix:// URL; a Cluster's seeds: redis://h:p,h:p…/0",
+            ),
         ),
     ] = None
     data_dir: Annotated[Path, Meta(extra=_v("NYUMBA_DATA_DIR", "a directory"))] = Path("data")

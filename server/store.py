@@ -13,8 +13,8 @@ slot and each script touches one slot)::
     channel <prefix>node:{node}        one node's own channel
 
 The store is found from the URL (``server.topology``): one Redis/Valkey, a
-Cluster (detected: any node's address will do; sharded pub/sub, slot
-routing) or a Sentinel-managed master (``redis+sentinel://``).
+Cluster (detected: any node's address will do, or several, its seeds; sharded
+pub/sub, slot routing) or a Sentinel-managed master (``redis+sentinel://``).
 """
 
 from __future__ import annotations
@@ -166,6 +166,10 @@ def decode_notice(data: bytes) -> Notice:
     return _notice_dec.decode(data)
 
 
+# Heard on a Cluster after a subscription moved (notices missed): the node reads the room again.
+_RESYNC = encode_notice(Notice(0, NoticeKind.PRESENCE))
+
+
 class Store:
     def __init__(
         self,
@@ -179,20 +183,17 @@ class Store:
             raise ValueError("the key prefix may not contain { or } (Cluster hash tags)")
         self.url = url
         self.prefix = prefix
-        self.timeouts = {"connect_timeout": connect_timeout, "command_timeout": command_timeout}
-        if topology.is_sentinel(url):
-            self._use(topology.open_sentinel(url, **self.timeouts))
-        else:
-            self._use(topology.open_single(url, **self.timeouts))
+        self.timeouts = topology.Timeouts(
+            connect_timeout=connect_timeout, command_timeout=command_timeout
+        )
+        self._use(topology.open_store(url, _RESYNC, **self.timeouts))
 
     async def start(self) -> None:
-        """Find out what the URL names: a Cluster node switches the store to the Cluster."""
-        if self.topology.kind == "single" and await topology.is_cluster(self.topology.link):
-            single = self.topology
-            resync = encode_notice(Notice(0, NoticeKind.PRESENCE))
-            self._use(topology.open_cluster(self.url, resync, **self.timeouts))
-            single.link.close()
-            await single.redis.aclose()
+        """Find out what the URL names (``topology.found``): a Cluster node switches the
+        store to the Cluster; of several nodes, the one that answers must be a Cluster's."""
+        found = await topology.found(self.topology, self.url, _RESYNC, **self.timeouts)
+        if found is not self.topology:
+            self._use(found)
 
     def _use(self, t: topology.Topology) -> None:
         self.topology = t

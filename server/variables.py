@@ -91,6 +91,14 @@ def convert(var: Variable, source: str, raw: Any) -> Any:
         raw = {"yes": "true", "on": "true", "no": "false", "off": "false"}.get(raw.lower(), raw)
         raw = raw.lower()
     try:
-        return msgspec.convert(raw, var.type, strict=False)
+        value = msgspec.convert(raw, var.type, strict=False)
     except msgspec.ValidationError:
         raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}") from None
+    if var.field == "redis_url":
+        from server.topology import seed_urls
+
+        try:
+            seed_urls(value)  # a list of a Cluster's seeds: each item a host:port
+        except ValueError as exc:
+            raise BadSetting(f"{source}={raw!r} is not allowed: {exc}") from None
+    return value

@@ -4,7 +4,8 @@
 formed with plain cluster commands (ADDSLOTSRANGE, MEET, REPLICATE), with a
 short node timeout so a killed master's replica takes over in seconds; it
 can move slots between masters the way ``valkey-cli --cluster reshard`` does
-(SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE) and SIGKILL a master.
+(SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE), SIGKILL a master and wait
+for its replica to take over, and name any of its nodes as seeds in one URL.
 
 ``SentinelGroup``: one master, one replica and three Sentinels.
 
@@ -122,6 +123,13 @@ class _Server:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(5)
 
+    def pause(self) -> None:
+        """SIGSTOP: connections are still accepted (by the kernel), nothing answers."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.alive:
             self.proc.terminate()
@@ -163,6 +171,10 @@ class ValkeyCluster:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.servers[0].port}/0"
+
+    def seeds_url(self, servers: list[_Server]) -> str:
+        """A URL naming ``servers``, in that order, as the cluster's seeds."""
+        return "redis://" + ",".join(f"127.0.0.1:{s.port}" for s in servers) + "/0"
 
     def start(self) -> ValkeyCluster:
         for s in self.servers:
@@ -221,6 +233,27 @@ class ValkeyCluster:
             if start <= slot <= end:
                 return self.by_port(int(master[1]))
         raise KeyError(slot)
+
+    def replica_of(self, master: _Server) -> _Server:
+        return next(
+            s
+            for s in self.servers
+            if s.alive
+            and s is not master
+            and s.client().info("replication").get("master_port") == master.port
+        )
+
+    def fail_over(self, master: _Server, timeout: float = 30) -> _Server:
+        """SIGKILL ``master``; once its replica is master and the cluster ok, that replica."""
+        replica = self.replica_of(master)
+        master.kill()
+        _wait(
+            lambda: replica.client().info("replication")["role"] == "master",
+            timeout,
+            f"the replica on {replica.port} promoted",
+        )
+        self.wait_ok(timeout)
+        return replica
 
     def masters(self) -> list[_Server]:
         return [

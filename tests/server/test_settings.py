@@ -25,6 +25,7 @@ BAD = [
     ("PORT", "abc"),  # a traceback
     ("PORT", "70000"),
     ("REDIS_URL", "garbage"),  # 60 lines of traceback
+    ("REDIS_URL", "redis://valkey-1:6379,valkey-2:port/0"),  # a Cluster's seeds, one bad
     ("NYUMBA_IDLE_TTL_MS", "soon"),
     ("NYUMBA_LOG_FORMAT", "xml"),
     ("NYUMBA_LOG_LEVEL", "loud"),
