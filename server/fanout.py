@@ -1,7 +1,7 @@
 """Fan-out: the room channels this node listens to, and what it forwards.
 
 Every stored change publishes one notice on the room's channel
-(``store.Notice``). Each node with connections in the room receives it and
+(``notice.Notice``). Each node with connections in the room receives it and
 forwards the payload, encoded once by the writer, to those connections as it
 is: a ``state`` (``NoticeKind.STATE``) or an event (``EVENT``). A presence
 notice (``PRESENCE``) makes the node rebuild the state from the store (the
@@ -20,8 +20,8 @@ from redis.exceptions import RedisError
 
 from server import health, metrics
 from server import protocol as P
+from server.notice import Notice, NoticeKind, decode_notice
 from server.room import computer_to_move
-from server.store import Notice, NoticeKind, decode_notice
 from server.subscriber import Subscriber
 
 if TYPE_CHECKING:
@@ -41,8 +41,8 @@ class Fanout:
         self.store = node.store
         self.pubsub = node.store.pubsub()
         self.pubsub.deliver = self.on_message
-        if isinstance(self.pubsub, Subscriber):  # (a Cluster's resyncs itself)
-            self.pubsub.on_resubscribed = self.resync_all
+        if isinstance(self.pubsub, Subscriber):  # (a Cluster's rereads itself)
+            self.pubsub.on_resubscribed = self.reread_all
 
     @property
     def _own_channel(self) -> str:
@@ -119,7 +119,7 @@ class Fanout:
             conn.send_state(rev, payload, resync)
         self.node.computer_seats.maybe_play(room_id, computer)
 
-    def resync_all(self) -> None:
+    def reread_all(self) -> None:
         """The subscriptions were re-established: whatever was published while
         they were down is lost, so every local room is sent from the store."""
         for room_id in list(self.node.local):

@@ -36,10 +36,11 @@ from server.connection import Budget, Conn
 from server.fanout import Fanout
 from server.handlers import handler_of
 from server.local import LocalRoom, StoreClock
+from server.notice import Notice, NoticeKind, encode_notice
 from server.offload import Offload
 from server.presence import Presence
 from server.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
-from server.store import Notice, NoticeKind, Store, encode_notice, presence_by_side, watchers
+from server.store import Store, presence_by_side, watchers
 from server.view import state_message
 
 log = logging.getLogger("nyumba.node")

@@ -23,8 +23,9 @@ from server import health
 from server import protocol as P
 from server.fanout import presence_summary
 from server.local import LocalRoom
+from server.notice import Notice, NoticeKind, encode_notice
 from server.room import Room
-from server.store import Notice, NoticeKind, encode_notice, presence_by_side
+from server.store import presence_by_side
 
 if TYPE_CHECKING:
     from server.connection import Conn

@@ -7,8 +7,8 @@ One subscriber connection per master. The subscription follows its slot:
 when the server drops it (``sunsubscribe`` pushed after a slot migrated),
 when a connection is lost (a master died) or when the slot map changes, the
 channel is subscribed again on the new owner — and, since notices published
-meanwhile reached no one, a *resync* message is queued for that channel
-(``resync`` bytes given by the caller: a "presence changed" notice, on which a
+meanwhile reached no one, a *reread* message is queued for that channel
+(``reread`` bytes given by the caller: a "presence changed" notice, on which a
 node re-reads the room and sends its state).
 
 The interface is ``server.subscriber``'s (one master): ``subscribe``,
@@ -77,13 +77,13 @@ class _SubProtocol(asyncio.Protocol):
 
 
 class ShardedPubSub:
-    def __init__(self, link: ClusterLink, resync: bytes = b""):
+    def __init__(self, link: ClusterLink, reread: bytes = b""):
         self.link = link
-        self.resync = resync
+        self.reread = reread
         self.wanted: set[bytes] = set()
         self.placed: dict[bytes, _SubProtocol] = {}  # channel -> the connection it is on
         self.confirmed: set[bytes] = set()
-        self.announce: set[bytes] = set()  # channels to resync once subscribed again
+        self.announce: set[bytes] = set()  # channels to reread once subscribed again
         self.conns: dict[str, _SubProtocol] = {}
         self._connecting: dict[str, asyncio.Future] = {}
         self.placing: set[bytes] = set()  # channels whose subscription is on its way
@@ -216,8 +216,8 @@ class ShardedPubSub:
         self.confirmed.add(channel)
         if channel in self.announce:
             self.announce.discard(channel)
-            if self.resync:
-                self._deliver(channel, self.resync)
+            if self.reread:
+                self._deliver(channel, self.reread)
 
     def _dropped(self, proto: _SubProtocol, channel: bytes) -> None:
         if self.placed.get(channel) is proto:

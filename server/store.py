@@ -19,13 +19,12 @@ pub/sub, slot routing) or a Sentinel-managed master (``redis+sentinel://``).
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
-import msgspec
 from redis.exceptions import ResponseError
 
 from server import metrics, topology
+from server.notice import REREAD
 from server.replicas import Replicas
 from server.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 
@@ -129,47 +128,6 @@ return 0
 _CAS_RESULT = {0: "written", -1: "gone", 1: "conflict", 2: "behind"}
 
 
-class NoticeKind(enum.StrEnum):
-    """What a notice on a room's channel says (one letter on the wire)."""
-
-    STATE = "S"  # a new room revision: forward ``payload``, the encoded ``state`` message
-    PRESENCE = "P"  # presence changed: rebuild the state and forward it
-    EVENT = "E"  # ``payload`` is an event message (an offer's news) to forward as it is
-
-
-class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """What a room's channel carries to every node. For ``STATE``, ``seats``
-    are the seat owners' token hashes (so nodes can tell each connection its
-    sides), ``computer`` the side the computer must play now, ``stamp`` the
-    revision's stamp and ``base`` the stamp of the revision it replaced (a node
-    that forwarded another revision under that number knows the store's history
-    is not the one it showed: ``server/fanout.py``)."""
-
-    rev: int
-    kind: NoticeKind
-    payload: bytes = b""
-    seats: list[str | None] = []
-    computer: int | None = None
-    stamp: str = ""
-    base: str = ""
-
-
-_notice_enc = msgspec.msgpack.Encoder()
-_notice_dec = msgspec.msgpack.Decoder(Notice)
-
-
-def encode_notice(notice: Notice) -> bytes:
-    return _notice_enc.encode(notice)
-
-
-def decode_notice(data: bytes) -> Notice:
-    return _notice_dec.decode(data)
-
-
-# Heard on a Cluster after a subscription moved (notices missed): the node reads the room again.
-_RESYNC = encode_notice(Notice(0, NoticeKind.PRESENCE))
-
-
 class Store:
     def __init__(
         self,
@@ -186,12 +144,12 @@ class Store:
         self.timeouts = topology.Timeouts(
             connect_timeout=connect_timeout, command_timeout=command_timeout
         )
-        self._use(topology.open_store(url, _RESYNC, **self.timeouts))
+        self._use(topology.open_store(url, REREAD, **self.timeouts))
 
     async def start(self) -> None:
         """Find out what the URL names (``topology.found``): a Cluster node switches the
         store to the Cluster; of several nodes, the one that answers must be a Cluster's."""
-        found = await topology.found(self.topology, self.url, _RESYNC, **self.timeouts)
+        found = await topology.found(self.topology, self.url, REREAD, **self.timeouts)
         if found is not self.topology:
             self._use(found)
 

@@ -16,7 +16,7 @@ deadline: a link dead without a reset) the subscriber connects again with
 backoff, subscribes every wanted channel in one write, and once the store has
 answered a PING sent after them — all are subscribed by then — calls
 ``on_resubscribed``: the node re-reads each of its rooms from the store and
-sends it (``Fanout.resync_all``). Measured before this repair existed
+sends it (``Fanout.reread_all``). Measured before this repair existed
 (tests/bench/chaos.py, a redis-server SIGKILLed and back after 2.5 s): moves
 acknowledged just after the store came back reached neither player for
 4.6-7.3 s, and in one report for 25 s. (The presence tick closes any other
@@ -102,7 +102,7 @@ class Subscriber:
         self._conn: _Connection | None = None
         self._connecting: asyncio.Task[_Connection] | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._resync_on_pong = False
+        self._reread_on_pong = False
         self._connected_before = False
         self._closed = False
         self._down_logged = False
@@ -204,8 +204,8 @@ class Subscriber:
             conn.write(("SUBSCRIBE", *self.wanted))
         if self._connected_before:
             log.warning("pub/sub connection re-established; resynchronising rooms")
-            self._resync_on_pong = True
-            conn.ping()  # answered after every SUBSCRIBE above: then resync
+            self._reread_on_pong = True
+            conn.ping()  # answered after every SUBSCRIBE above: then reread
         self._connected_before = True
         self._arm()
         return conn
@@ -235,8 +235,8 @@ class Subscriber:
                 fut.set_result(None)
 
     def _ponged(self, conn: _Connection) -> None:
-        if self._resync_on_pong and conn is self._conn:
-            self._resync_on_pong = False
+        if self._reread_on_pong and conn is self._conn:
+            self._reread_on_pong = False
             if self.on_resubscribed is not None:
                 self.on_resubscribed()
 

@@ -252,7 +252,7 @@ def _cluster_client(
 
 
 def open_cluster(
-    url: str, resync_notice: bytes, *, connect_timeout: float, command_timeout: float
+    url: str, reread_notice: bytes, *, connect_timeout: float, command_timeout: float
 ) -> Topology:
     """``url``: any node of the Cluster, or several (``seed_urls``)."""
     seeds = seed_urls(url)
@@ -266,7 +266,7 @@ def open_cluster(
         kind="cluster",
         link=link,
         redis=redis,
-        pubsub=lambda: ShardedPubSub(link, resync_notice),
+        pubsub=lambda: ShardedPubSub(link, reread_notice),
         spare=new_link,
     )
 
@@ -317,18 +317,18 @@ def open_sentinel(url: str, *, connect_timeout: float, command_timeout: float) -
     return _one_master("sentinel", redis, link)
 
 
-def open_store(url: str, resync_notice: bytes, **timeouts: Unpack[Timeouts]) -> Topology:
+def open_store(url: str, reread_notice: bytes, **timeouts: Unpack[Timeouts]) -> Topology:
     """What ``url`` names, before the store is asked (``found``): a single server for one
     node, which may turn out to be a Cluster's; a Cluster for several nodes."""
     if is_sentinel(url):
         return open_sentinel(url, **timeouts)
     if len(seed_urls(url)) > 1:  # only a Cluster's seeds may be several (``found`` checks)
-        return open_cluster(url, resync_notice, **timeouts)
+        return open_cluster(url, reread_notice, **timeouts)
     return open_single(url, **timeouts)
 
 
 async def found(
-    t: Topology, url: str, resync_notice: bytes, **timeouts: Unpack[Timeouts]
+    t: Topology, url: str, reread_notice: bytes, **timeouts: Unpack[Timeouts]
 ) -> Topology:
     """``t`` (from ``open_store``) once the store has answered: a single server that is
     a Cluster node becomes the Cluster (``t`` closed); several nodes must be a Cluster's
@@ -336,7 +336,7 @@ async def found(
     if t.kind == "cluster":
         await check_seeds(seed_urls(url), **timeouts)
     elif t.kind == "single" and await is_cluster(t.link):
-        cluster = open_cluster(url, resync_notice, **timeouts)
+        cluster = open_cluster(url, reread_notice, **timeouts)
         t.link.close()
         await t.redis.aclose()
         return cluster
