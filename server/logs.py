@@ -126,8 +126,8 @@ class JsonFormatter(logging.Formatter):
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 out[key] = value
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
+        if record.exc_info:  # as Redact left it
+            out["exc"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(out, default=str, ensure_ascii=False)
 
 

@@ -14,7 +14,7 @@ from websockets.sync.client import connect
 from wsclient import Client, create_room
 
 import server.protocol as P
-from server.logs import Redact
+from server.logs import JsonFormatter, Redact
 
 
 def _pieces(token: str, n: int = 8) -> set[str]:
@@ -70,7 +70,8 @@ def test_no_piece_of_a_seat_token_is_logged_at_debug_with_the_access_log(fmt, tm
     assert '"token":"…"' in log.replace('\\"', '"')
 
 
-def test_a_messages_repr_and_a_traceback_lose_the_token():
+@pytest.mark.parametrize("formatter", [logging.Formatter(), JsonFormatter()])
+def test_a_messages_repr_and_a_traceback_lose_the_token(formatter):
     token = "fukrIEXSkKBMbRYnrJIdZQ"
     msg = P.Join(room="r", token=token)
     try:
@@ -82,7 +83,7 @@ def test_a_messages_repr_and_a_traceback_lose_the_token():
     )
     record.token = token  # an extra= field
     assert Redact().filter(record)
-    out = logging.Formatter().format(record)
+    out = formatter.format(record)
     assert "token='…'" in out and "token=…" in out
     assert not any(p in out for p in _pieces(token)), out
     assert record.token == "…"
