@@ -87,13 +87,14 @@ def _ack(intent: Any, room: Room | None) -> P.Ack | None:
 
 def _play(room: Room, pos: Position, side: int, text: str, intent_id: str | None) -> Change:
     game, state = pos.game, pos.state
+    # The engine's errors are the player's, never the server's ("internal"): ``parse`` refuses
+    # an illegal move (the contract), and a move ``apply`` refused all the same is still illegal.
     try:
-        move = game.parse(state, text)
+        done = game.apply(state, game.parse(state, text))
     except engine.BadNotation as exc:
         raise Refused("bad-notation", f"{text!r} is not a move in {room.game}: {exc}") from None
     except engine.IllegalMove as exc:
         raise Refused("illegal", f"{text!r} is not legal here: {exc}") from None
-    done = game.apply(state, move)
     new = changed(
         room,
         version=room.version + 1,

@@ -149,6 +149,38 @@ def test_bad_input_gets_a_code_changes_nothing_and_keeps_the_connection(server):
     assert south.expect("ack")["version"] == version + 1
 
 
+@pytest.mark.parametrize("game", ["bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"])
+def test_a_well_formed_illegal_bao_move_is_refused_illegal_and_changes_nothing(server, game):
+    r = create_room(server.url, game, mode="local")
+    both = Client(server.ws_url)
+    both.join(r["room"], r["token"])
+    # South to move with A1 empty: the start of Kiswahili and Nakakamado; in Kujifunza, where
+    # every pit starts with two, after South's first move lifts A1 and North's answer
+    plies = 0
+    while not (both.state["to_move"] == 0 and both.state["board"]["pits"]["A1"] == 0):
+        legal = [m["move"] for m in both.state["legal"]]
+        move = "A1L" if "A1L" in legal else legal[0]
+        version = both.state["version"]
+        both.move(move)
+        both.expect("ack")
+        both.wait_state(lambda s, v=version: s["version"] > v)
+        plies += 1
+        assert plies < 10, f"A1 never empty with South to move: {both.state['position']}"
+    version, position = both.state["version"], both.state["position"]
+    assert "A1L" not in [m["move"] for m in both.state["legal"]]
+    both.move("A1L", id="empty")
+    error = both.expect("error", id="empty")
+    assert error["code"] == "illegal", error
+    assert "A1L" in error["message"] and "not legal" in error["message"]
+    both.send(t="move", room=r["room"], version=version, move="A1X", id="nota")
+    assert both.expect("error", id="nota")["code"] == "bad-notation"
+    watcher = Client(server.ws_url)
+    watcher.join(r["room"])
+    assert watcher.state["version"] == version and watcher.state["position"] == position
+    both.close()
+    watcher.close()
+
+
 def test_resent_intent_is_applied_once(server):
     r, south, north = seated_pair(server)
     south.move("a", version=0, id="same")

@@ -22,22 +22,59 @@ from server.embedded import EmbeddedValkey
 def test_names_that_hide_or_impersonate_are_refused(server):
     r = create_room(server.url, "kalah", mode="friend")
     c = Client(server.ws_url)
-    for bad in (
-        "\u202eretupmoC",  # right-to-left override: shows as "Computer"
-        "Jo\u200bhn",  # zero-width space
-        "next\u0085line",  # C1 control (NEL)
-        "   ",  # only spaces
-        "\u3000",  # only an ideographic space
-        "Computer",
-        "computer (advanced)",
-        "\u0421omputer",  # Cyrillic Es
-        "C0MPUTER",
+    for bad, why in (
+        ("\u202eretupmoC", "U+202E"),  # right-to-left override: shows as "Computer"
+        ("Jo\u200bhn", "U+200B"),  # zero-width space
+        ("next\u0085line", "U+0085"),  # C1 control (NEL)
+        ("Jo\U000e0041hn", "U+E0041"),  # a tag letter
+        ("Jo\U000e0100hn", "U+E0100"),  # a variation selector
+        ("Jo\U0001d173hn", "U+1D173"),  # musical formatting
+        ("Jo\U0001bca0hn", "U+1BCA0"),  # a shorthand format control
+        ("Jo\U00013430hn", "U+13430"),  # an Egyptian format control
+        ("\u0301\u0308\u0303", "combining mark"),  # marks on nothing
+        ("   ", "a letter or a digit"),  # only spaces
+        ("\u3000", "a letter or a digit"),  # only an ideographic space
+        ("Computer", "computer's"),
+        ("computer (advanced)", "computer's"),
+        ("\u0421omputer", "computer's"),  # Cyrillic Es
+        ("C0MPUTER", "computer's"),
+        ("\u03f9omputer", "computer's"),  # Greek lunate sigma
+        ("Cornputer", "computer's"),  # rn for m
     ):
         c.send(t="join", room=r["room"], token=r["token"], name=bad)
-        assert c.expect("error")["code"] == "bad-message", repr(bad)
+        error = c.expect("error")
+        assert error["code"] == "bad-message", repr(bad)
+        assert why in error["message"], (bad, error["message"])
     c.send(t="join", room=r["room"], token=r["token"], name="Zoë wa Bao")
     c.expect("welcome")
     c.wait_state(lambda s: s["seats"][0]["name"] == "Zoë wa Bao")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "山田 太郎",  # Japanese
+        "Mwana wa Bao",  # Swahili
+        "محمد علي",  # Arabic
+        "Zoë Nguyễn",  # accented Latin (precomposed)
+        "Zoe\u0308",  # accented Latin (a combining mark)
+        "Ψυχή",
+        "Иван",
+        "बाओ खिलाड़ी",  # Devanagari, with vowel signs
+        "ผู้เล่น",  # Thai, two marks on one letter
+        "😀 Amani",  # emoji with letters
+        "❤️ Juma",  # an emoji typed with its variation selector
+        "👩‍💻 Neema",  # an emoji sequence with a zero-width joiner
+        "👍🏽 Baraka",  # a skin tone
+    ],
+)
+def test_names_in_many_scripts_are_shown(server, name):
+    r = create_room(server.url, "kalah", mode="friend")
+    c = Client(server.ws_url)
+    c.send(t="join", room=r["room"], token=r["token"], name=name)
+    c.expect("welcome")
+    c.wait_state(lambda s: s["seats"][0]["name"] == name)
+    c.close()
 
 
 def test_a_seat_nobody_took_cannot_be_handed_to_the_computer(server):
