@@ -47,7 +47,7 @@ class Store:
         self.proc: subprocess.Popen | None = None
         self.embedded = None
         if self.binary is None:
-            from server.embedded import EmbeddedValkey
+            from server.store.embedded import EmbeddedValkey
 
             self.embedded = EmbeddedValkey(data_dir, port=self.port, fsync="always")
 

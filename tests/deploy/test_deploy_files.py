@@ -15,8 +15,8 @@ from proxykit import Nginx
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
 
-from server.config import Settings
-from server.topology import seed_urls
+from server.ops.config import Settings
+from server.store.topology import seed_urls
 
 DEPLOY = Path(__file__).resolve().parent.parent.parent / "deploy"
 
@@ -168,7 +168,7 @@ def test_every_cluster_app_node_names_several_seeds():
 
 
 def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_path, key_prefix):
-    from server.cli import embedded_valkey
+    from server.run.cli import embedded_valkey
 
     with embedded_valkey(tmp_path / "valkey") as embedded:
         url = os.environ["REDIS_URL"] if store_kind == "redis" else embedded

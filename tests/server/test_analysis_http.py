@@ -1,4 +1,4 @@
-"""Post-game analysis over HTTP (server/analysis.py) on a real server process."""
+"""Post-game analysis over HTTP (server/computer/analysis.py) on a real server process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who may hold the analysis lane, and who may cancel an analysis (server/analysis.py), on a
+"""Who may hold the analysis lane, and who may cancel an analysis (server/computer/analysis.py), on a
 real server process. Client addresses come from X-Forwarded-For: the test talks from
 127.0.0.1, a trusted proxy by default (NYUMBA_FORWARDED_ALLOW_IPS)."""
 
@@ -141,7 +141,7 @@ def test_four_addresses_holding_long_analyses_do_not_shut_another_out(server):
 
 def test_many_addresses_are_held_to_the_nodes_bound(server):
     """An attacker with more addresses than the node runs analyses: the node takes 32 and
-    refuses the rest clearly (``busy``), and stays as it was (``server/analysis.py`` says why
+    refuses the rest clearly (``busy``), and stays as it was (``server/computer/analysis.py`` says why
     the bound keeps the server safe)."""
     base = server.url
     games = [next(long_games(400 + who)) for who in range(34)]
@@ -210,7 +210,7 @@ def test_a_cancel_on_another_node_is_judged_and_stops_the_analysis(tmp_path, key
     DELETE and takes the owner's, and the node running it stops."""
     from serverproc import ServerProcess
 
-    from server.embedded import EmbeddedValkey
+    from server.store.embedded import EmbeddedValkey
 
     valkey = EmbeddedValkey(tmp_path / "valkey").start()
     env = {"NYUMBA_KEY_PREFIX": key_prefix}

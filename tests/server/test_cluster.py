@@ -24,8 +24,8 @@ from serverproc import ServerProcess
 from wsclient import Client, create_room
 
 import engine
-from server.cluster import ClusterLink, slot_of
-from server.store import Store
+from server.store.cluster import ClusterLink, slot_of
+from server.store.store import Store
 
 TIMERS = {
     "NYUMBA_ABSENT_MS": "1500",

@@ -22,8 +22,8 @@ from clusterkit import ValkeyCluster
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
 
-from server.cli import embedded_valkey
-from server.cluster import ClusterLink, slot_of
+from server.run.cli import embedded_valkey
+from server.store.cluster import ClusterLink, slot_of
 
 PREFIX = "seeds:"
 
@@ -73,7 +73,7 @@ def test_a_node_started_while_its_first_seed_is_down_serves_a_game(cluster, tmp_
 
 def test_both_store_clients_pass_over_a_dead_seed(cluster):
     """The per-message link and redis-py's client (the rest) are both given every seed."""
-    from server.store import Store
+    from server.store.store import Store
 
     dead = f"127.0.0.1:{free_port()}"
     live = [s for s in cluster.servers if s.alive][:2]
@@ -133,7 +133,7 @@ def _serve(url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NYUMBA_")}
     env["REDIS_URL"] = url
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", str(free_port())],
+        [sys.executable, "-m", "server.run.cli", "serve", "--port", str(free_port())],
         env=env,
         cwd=cwd,
         capture_output=True,
@@ -163,8 +163,8 @@ def test_several_nodes_that_are_no_cluster_are_refused(tmp_path):
 
 
 def test_the_store_alone_refuses_several_nodes_that_are_no_cluster(tmp_path):
-    from server.store import Store
-    from server.topology import NotACluster
+    from server.store.store import Store
+    from server.store.topology import NotACluster
 
     async def scenario(url: str) -> None:
         store = Store(url, PREFIX)

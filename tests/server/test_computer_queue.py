@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from asynckit import run
 
-from server.computer import Busy, Computer, _Lane
+from server.computer.pool import Busy, Computer, _Lane
 
 
 class Stand:

@@ -61,7 +61,7 @@ def test_a_relative_data_dir_from_the_working_directory(tmp_path, key_prefix):
     env.update(NYUMBA_KEY_PREFIX=key_prefix, NYUMBA_DATA_DIR="data", PYTHONPATH=str(ROOT))
     with open(tmp_path / "serve.log", "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "server.run.cli", "serve", "--port", str(port)],
             cwd=tmp_path,
             env=env,
             stdout=log,
@@ -109,7 +109,7 @@ def test_a_second_node_on_the_same_data_dir_refuses(tmp_path, key_prefix):
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["NYUMBA_DATA_DIR"] = str(tmp_path)
         second = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", str(free_port())],
+            [sys.executable, "-m", "server.run.cli", "serve", "--port", str(free_port())],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -20,10 +20,10 @@ from serverproc import free_port
 from wsclient import Client, create_room
 
 import engine
-from server import room as R
-from server.app import create_app
-from server.config import Settings
-from server.embedded import EmbeddedValkey
+from server.ops.config import Settings
+from server.rooms import room as R
+from server.store.embedded import EmbeddedValkey
+from server.web.app import create_app
 
 
 class Counting:

@@ -24,7 +24,7 @@ def two_nodes(store_kind, tmp_path_factory, key_prefix):
     """Two nodes on one store: the embedded Valkey, or the Redis at REDIS_URL."""
     import os
 
-    from server.embedded import EmbeddedValkey
+    from server.store.embedded import EmbeddedValkey
 
     valkey = None
     if store_kind == "redis":

@@ -18,7 +18,7 @@ from asynckit import run
 
 import engine
 from engine import records
-from server.offload import Busy, Offload
+from server.computer.replays import Busy, Offload
 
 
 def _raw_post(port: int, path: str, head: dict[str, str], body_parts, timeout: float = 20.0):

@@ -28,8 +28,8 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from server import httpguard
-from server.handshake import GuardedH11
+from server.web import httpguard
+from server.web.handshake import GuardedH11
 
 SENT = 768 * 1024  # sent before the answer is read: 12 times the cap, under what a node drains
 DEADLINE_S = 30.0  # generous: the machine is shared
@@ -111,7 +111,7 @@ def test_an_oversized_body_reads_its_413_then_an_end_of_stream(server, path, chu
 
 def test_connections_are_freed_without_the_cycle_collector():
     """A node's cycle collector passes over the older generations only every
-    ``NYUMBA_GC_FULL_S`` (server/collector.py), so a protocol its request cycle refers back to
+    ``NYUMBA_GC_FULL_S`` (server/ops/collector.py), so a protocol its request cycle refers back to
     would wait that long, buffers and all. Every connection, answered or refused early, must
     go by reference counting alone. (uvicorn in this process on the nodes' loop, uvloop where
     installed, with GuardedH11 and the body guard, on a one-route app.)"""

@@ -1,4 +1,4 @@
-"""The answers a room keeps for intent ids (server/answers.py), without a server:
+"""The answers a room keeps for intent ids (server/rooms/answers.py), without a server:
 what a resend gets, how many are kept, and rooms written by the previous version."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from server import answers as A
-from server import protocol as P
-from server.room import Refused, Room, decode_room, encode_room
+from server.rooms import answers as A
+from server.rooms import protocol as P
+from server.rooms.room import Refused, Room, decode_room, encode_room
 
 WHO = "0123456789abcdef"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import get_args
 
 from engine import ai
-from server import api, room
+from server.rooms import room
+from server.web import api
 
 
 def test_the_server_offers_every_engine_level():

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from wsclient import Client, create_room, seated_pair
 
-from server import room as R
+from server.rooms import room as R
 
 
 def test_frames_over_8_kib_close_the_socket_with_1009(server):

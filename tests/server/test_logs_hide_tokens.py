@@ -13,8 +13,8 @@ from serverproc import ServerProcess
 from websockets.sync.client import connect
 from wsclient import Client, create_room
 
-import server.protocol as P
-from server.logs import JsonFormatter, Redact
+import server.rooms.protocol as P
+from server.ops.logs import JsonFormatter, Redact
 
 
 def _pieces(token: str, n: int = 8) -> set[str]:

@@ -1,11 +1,11 @@
-"""The display-name rule (server/names.py) case by case; test_ws_guard.py sends names through a
+"""The display-name rule (server/rooms/names.py) case by case; test_ws_guard.py sends names through a
 real server."""
 
 from __future__ import annotations
 
 import pytest
 
-from server import names
+from server.rooms import names
 
 
 @pytest.mark.parametrize(

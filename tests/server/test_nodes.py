@@ -29,7 +29,7 @@ def shared_store(store_kind, tmp_path_factory):
     if store_kind == "redis":
         yield os.environ["REDIS_URL"]
         return
-    from server.cli import embedded_valkey
+    from server.run.cli import embedded_valkey
 
     with embedded_valkey(tmp_path_factory.mktemp("shared-valkey")) as url:
         yield url

@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from serverproc import ServerProcess
 from wsclient import Client, create_room, seated_pair
 
-from server.embedded import EmbeddedValkey
+from server.store.embedded import EmbeddedValkey
 
 
 @pytest.fixture

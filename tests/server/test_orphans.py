@@ -1,6 +1,6 @@
 """A node killed outright leaves no processes of its own behind.
 
-The replay pool's workers (``server/offload.py``) wait on a queue only their node feeds; with
+The replay pool's workers (``server/computer/replays.py``) wait on a queue only their node feeds; with
 the node SIGKILLed they used to wait forever (262 such processes were found on a test machine).
 Each now ends itself once its parent is gone. The computer's thinkers end on their pipe's EOF.
 """

@@ -3,14 +3,14 @@
 import json
 from pathlib import Path
 
-from server import protocol as P
+from server.rooms import protocol as P
 
 SERVER = Path(P.__file__).parent
 
 
 def test_generated_schema_file_is_current():
     on_disk = json.loads((SERVER / P.SCHEMA_FILE).read_text())
-    assert on_disk == json.loads(json.dumps(P.schema())), "run: python -m server.protocol"
+    assert on_disk == json.loads(json.dumps(P.schema())), "run: python -m server.rooms.protocol"
 
 
 def test_every_message_and_error_code_is_documented():

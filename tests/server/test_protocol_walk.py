@@ -15,10 +15,10 @@ import httpx
 import msgspec
 from wsclient import Client, create_room, seated_pair
 
-from server import api
-from server import protocol as P
-from server.app import create_app
-from server.config import Settings
+from server.ops.config import Settings
+from server.rooms import protocol as P
+from server.web import api
+from server.web.app import create_app
 
 SERVER = Path(P.__file__).parent
 TESTS = Path(__file__).parent.parent
@@ -187,7 +187,7 @@ def test_a_store_that_does_not_answer_is_internal_and_changes_nothing(tmp_path, 
     """``internal``: nothing was judged; the client may resend the same intent."""
     from serverproc import ServerProcess
 
-    from server.embedded import EmbeddedValkey
+    from server.store.embedded import EmbeddedValkey
 
     valkey = EmbeddedValkey(tmp_path / "valkey").start()
     srv = ServerProcess(

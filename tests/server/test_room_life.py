@@ -166,7 +166,7 @@ def _thinkers(server_pid: int) -> list[int]:
             cmd = (d / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == server_pid and b"server.thinker" in cmd:
+        if ppid == server_pid and b"server.computer.thinker" in cmd:
             pids.append(int(d.name))
     return pids
 

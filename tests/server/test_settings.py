@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from server import __version__
-from server.config import BadSetting, Settings
-from server.variables import variables
+from server.ops.config import BadSetting, Settings
+from server.ops.variables import variables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -41,7 +41,7 @@ def _serve(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedPr
     clean = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PORT", "HOST")}
     clean = {k: v for k, v in clean.items() if not k.startswith("NYUMBA_")}
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", *args],
+        [sys.executable, "-m", "server.run.cli", "serve", *args],
         env={**clean, **env},
         cwd=cwd,
         capture_output=True,
@@ -104,7 +104,7 @@ def test_every_variable_is_in_the_readme_table_and_in_help():
     names = {v.env for v in variables(internal=False)}
     assert names <= _readme_table(), names - _readme_table()
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--help"],
+        [sys.executable, "-m", "server.run.cli", "serve", "--help"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -117,7 +117,7 @@ def test_every_variable_is_in_the_readme_table_and_in_help():
 
 def test_version():
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "--version"], capture_output=True, text=True
+        [sys.executable, "-m", "server.run.cli", "--version"], capture_output=True, text=True
     )
     assert done.returncode == 0
     assert done.stdout.strip() == f"nyumba {__version__}"

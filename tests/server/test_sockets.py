@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from wsclient import create_room
 
-from server.embedded import EmbeddedValkey
+from server.store.embedded import EmbeddedValkey
 
 
 @pytest.fixture(scope="module")
@@ -209,8 +209,8 @@ def test_a_peer_that_is_no_proxy_is_capped_at_accept(two_nodes):
 
 def test_socket_leases_are_renewed_in_the_store(tmp_path):
     """A held socket's lease outlives its first term (the renewing script runs)."""
-    from server.addrcap import AddressCap
-    from server.store import Store
+    from server.live.addrcap import AddressCap
+    from server.store.store import Store
 
     valkey = EmbeddedValkey(tmp_path / "valkey").start()
 

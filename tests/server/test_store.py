@@ -7,8 +7,8 @@ import time
 import pytest
 from asynckit import run
 
-from server.embedded import EmbeddedValkey
-from server.store import Store
+from server.store.embedded import EmbeddedValkey
+from server.store.store import Store
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The pub/sub subscriber on one master (server/subscriber.py) against a
+"""The pub/sub subscriber on one master (server/store/subscriber.py) against a
 redis-server of the test's own: messages delivered, a restarted or silent
 store left and rejoined with every channel subscribed again, and a
 subscription that cannot be confirmed failing within the deadline."""
@@ -14,8 +14,8 @@ import pytest
 from asynckit import run
 from chaoskit import Store
 
-from server import subscriber as S
-from server.resp import Link
+from server.store import subscriber as S
+from server.store.resp import Link
 
 
 async def _until(check, timeout: float = 10.0) -> None:

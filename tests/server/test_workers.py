@@ -152,7 +152,7 @@ def test_sigterm_drains_both_workers_and_the_server_exits_0(two_workers):
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012  # restarting
     assert server.proc.wait(30) == 0
     for pid in (*pids.values(), supervisor):
-        assert not alive(pid) or "server.cli" not in command(pid)
+        assert not alive(pid) or "server.run.cli" not in command(pid)
 
 
 def test_computer_seats_on_two_workers_share_the_supervisors_computer(two_workers):
@@ -175,10 +175,10 @@ def test_computer_seats_on_two_workers_share_the_supervisors_computer(two_worker
             you.wait_state(lambda s, v=st["version"]: s["version"] > v)
         assert computer_moved
         you.close()
-    thinkers = [p for p in children(supervisor) if "server.thinker" in command(p)]
+    thinkers = [p for p in children(supervisor) if "server.computer.thinker" in command(p)]
     assert 1 <= len(thinkers) <= 2  # the machine's seat and hint processes, not two per worker
     for pid in pids.values():
-        assert not [p for p in children(pid) if "server.thinker" in command(p)]
+        assert not [p for p in children(pid) if "server.computer.thinker" in command(p)]
 
 
 def test_analyses_on_either_worker_run_on_the_supervisors_one_thinker(two_workers):
@@ -209,7 +209,7 @@ def test_analyses_on_either_worker_run_on_the_supervisors_one_thinker(two_worker
     assert served == {0, 1}
     for key in keys:
         wait_done(server.url, key)
-    thinkers = [p for p in children(supervisor) if "server.thinker" in command(p)]
+    thinkers = [p for p in children(supervisor) if "server.computer.thinker" in command(p)]
     assert 1 <= len(thinkers) <= 3  # seats, hints, analysis: the machine's, once
     for pid in pids.values():
-        assert not [p for p in children(pid) if "server.thinker" in command(p)]
+        assert not [p for p in children(pid) if "server.computer.thinker" in command(p)]

@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from wsclient import Client, create_room
 
-from server.embedded import EmbeddedValkey
+from server.store.embedded import EmbeddedValkey
 
 
 def test_names_that_hide_or_impersonate_are_refused(server):
