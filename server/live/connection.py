@@ -13,7 +13,7 @@ import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from starlette.status import WS_1008_POLICY_VIOLATION, WS_1013_TRY_AGAIN_LATER
@@ -21,9 +21,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.ops.config import Settings
 from server.rooms import protocol as P
-
-if TYPE_CHECKING:
-    from server.live.node import Node
 
 SEND_QUEUE = 256  # messages queued for one slow connection before it is dropped
 
@@ -229,7 +226,18 @@ class Budget:
         return conn.window_count > self.settings.rate_messages * max(1, len(conn.sides))
 
 
-async def serve(ws: WebSocket, conn: Conn, node: Node) -> None:
+class Host(Protocol):
+    """What ``serve`` needs of the node that holds the socket (``server/live/node.py``)."""
+
+    node_id: str
+    settings: Settings
+
+    async def handle(self, conn: Conn, data: bytes | str) -> bool: ...
+
+    async def detach(self, conn: Conn) -> None: ...
+
+
+async def serve(ws: WebSocket, conn: Conn, node: Host) -> None:
     """Read the socket's frames until it closes; answer each through the node.
     A socket that does not join within the join deadline is closed (1008): it
     does not keep its slot of the address's sockets."""

@@ -13,20 +13,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgspec
 from redis.exceptions import RedisError
 
+from server.live.local import LocalRoom
 from server.ops import health, metrics
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, decode_notice
 from server.rooms.room import computer_to_move
+from server.store.store import Store
 from server.store.subscriber import Subscriber
 
-if TYPE_CHECKING:
-    from server.live.local import LocalRoom
-    from server.live.node import Node
+# The room, its ``state`` message and its presence by side, read from the store (None: gone).
+ReadState = Callable[[str], Awaitable[tuple[Any, P.State, dict[int, Any]] | None]]
+# Whose turn came: the computer must play ``side`` in the room (None: it need not).
+OnTurn = Callable[[str, int | None], None]
 
 log = logging.getLogger("nyumba.fanout")
 
@@ -36,17 +40,30 @@ def presence_summary(presence: dict[int, tuple[bool, int]]) -> dict[int, bool]:
 
 
 class Fanout:
-    def __init__(self, node: Node):
-        self.node = node
-        self.store = node.store
-        self.pubsub = node.store.pubsub()
+    """Forwards the notices of ``local``'s rooms to their connections; ``read_state``
+    reads a room's state from the store, ``on_turn`` hears whose turn each state gives."""
+
+    def __init__(
+        self,
+        store: Store,
+        node_id: str,
+        local: dict[str, LocalRoom],
+        read_state: ReadState,
+        on_turn: OnTurn,
+    ):
+        self.store = store
+        self.node_id = node_id
+        self.local = local
+        self.read_state = read_state
+        self.on_turn = on_turn
+        self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         if isinstance(self.pubsub, Subscriber):  # (a Cluster's rereads itself)
             self.pubsub.on_resubscribed = self.reread_all
 
     @property
     def _own_channel(self) -> str:
-        return self.store.node_channel(self.node.node_id)
+        return self.store.node_channel(self.node_id)
 
     async def start(self) -> None:
         await self.pubsub.subscribe(self._own_channel)
@@ -65,7 +82,7 @@ class Fanout:
     def on_message(self, channel: bytes, data: bytes) -> None:
         """One message on a channel this node subscribed (called as it is parsed)."""
         room_id = self.store.room_of_channel(channel)
-        if room_id == self.node.node_id:  # this node's own channel
+        if room_id == self.node_id:  # this node's own channel
             metrics.pubsub_probe_received(data)
             return
         try:
@@ -74,7 +91,7 @@ class Fanout:
             log.exception("bad notice on %s", room_id)
 
     def on_notice(self, room_id: str, n: Notice) -> None:
-        local = self.node.local.get(room_id)
+        local = self.local.get(room_id)
         if local is None or not local.conns:
             return
         if n.kind == NoticeKind.STATE:
@@ -117,16 +134,16 @@ class Fanout:
                     conn.sides = sides
                     conn.send_msg(P.Welcome(room=room_id, sides=sides))
             conn.send_state(rev, payload, resync)
-        self.node.computer_seats.maybe_play(room_id, computer)
+        self.on_turn(room_id, computer)
 
     def reread_all(self) -> None:
         """The subscriptions were re-established: whatever was published while
         they were down is lost, so every local room is sent from the store."""
-        for room_id in list(self.node.local):
+        for room_id in list(self.local):
             self.schedule_rebuild(room_id)
 
     def schedule_rebuild(self, room_id: str) -> None:
-        local = self.node.local.get(room_id)
+        local = self.local.get(room_id)
         if local is None:
             return
         if local.rebuilding:  # once more when it is done: the store may have moved meanwhile
@@ -149,7 +166,7 @@ class Fanout:
         forwarded *while* asking is only a late read, and is dropped."""
         seen_rev, seen_stamp = local.last_rev, local.last_stamp
         try:
-            current = await self.node.current_state(room_id)
+            current = await self.read_state(room_id)
         except RedisError as exc:  # the tick tries again; logged once per outage
             health.STORE.failed(exc)
             return
@@ -158,7 +175,7 @@ class Fanout:
             if local.rebuild_again:
                 local.rebuild_again = False
                 self.schedule_rebuild(room_id)
-        if current is None or not local.conns or self.node.local.get(room_id) is not local:
+        if current is None or not local.conns or self.local.get(room_id) is not local:
             return
         room, message, presence = current
         back = room.rev < seen_rev or (

@@ -1,30 +1,64 @@
 """The messages with a way of their own through the node: ``ping``, ``join``,
-``hint`` and ``undo``. Every other client message is an intent that
-``Node.intent`` judges (``rooms.COMMANDS``) and stores."""
+``hint`` and ``undo`` (``HANDLERS``). Every other client message is an intent that
+``Node.intent`` judges (``rooms.COMMANDS``) and stores. A handler takes the node's parts
+it uses (``NodeParts``), not the node: this module and the node's do not import each
+other."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from server.computer.link import RemoteComputer
 from server.computer.pool import Busy as ComputerBusy
+from server.computer.pool import Computer
 from server.computer.replays import Busy as OffloadBusy
-from server.computer.replays import undo_job
+from server.computer.replays import Offload, undo_job
+from server.live.connection import Conn
+from server.live.presence import Presence
+from server.live.seats import ComputerSeats
+from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms.room import Refused, computer_to_move, decode_room
-
-if TYPE_CHECKING:
-    from server.live.connection import Conn
-    from server.live.node import Node
+from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room
+from server.store.store import Store
 
 
-async def ping(node: Node, conn: Conn, msg: P.Ping) -> None:
+class NodeParts(Protocol):
+    """What a handler uses of the node that received the message (``server/live/node.py``
+    has them all; a test may hand a handler anything that has them)."""
+
+    settings: Settings
+    store: Store
+    computer: Computer | RemoteComputer
+    offload: Offload | None
+    presence: Presence
+    computer_seats: ComputerSeats
+
+    def now(self) -> int: ...
+
+    def joined(self, conn: Conn, msg: Any) -> str: ...
+
+    async def change(
+        self,
+        room_id: str,
+        intent: Any,
+        conn: Conn | None = None,
+        room: Room | None = None,
+        prepared: Room | None = None,
+    ) -> Change: ...
+
+    async def answer(self, conn: Conn, done: Change) -> None: ...
+
+    async def current_state(self, room_id: str) -> tuple[Room, P.State, dict[int, Any]] | None: ...
+
+
+async def ping(node: NodeParts, conn: Conn, msg: P.Ping) -> None:
     conn.send_msg(P.Pong(n=msg.n))
 
 
-async def hint(node: Node, conn: Conn, msg: P.Hint) -> None:
+async def hint(node: NodeParts, conn: Conn, msg: P.Hint) -> None:
     """Judged like any intent; then the computer thinks and the answer is kept."""
     room_id = node.joined(conn, msg)
     data, _ = await node.store.load(room_id)
@@ -52,7 +86,7 @@ async def hint(node: Node, conn: Conn, msg: P.Hint) -> None:
     conn.send_msg(answer)
 
 
-async def undo(node: Node, conn: Conn, msg: P.Undo) -> None:
+async def undo(node: NodeParts, conn: Conn, msg: P.Undo) -> None:
     """Undo replays the game from its start (14.5 ms at 288 plies, measured on
     main): the replay runs in the pool (server/computer/replays.py), off the event loop,
     and the undo is judged with it at hand (``Context.prepared``). If the room
@@ -82,7 +116,7 @@ async def undo(node: Node, conn: Conn, msg: P.Undo) -> None:
     await node.answer(conn, done)
 
 
-async def join(node: Node, conn: Conn, msg: P.Join) -> None:
+async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     data, _ = await node.store.load(msg.room)
     if data is None:
         raise Refused("no-room")
@@ -126,7 +160,7 @@ async def join(node: Node, conn: Conn, msg: P.Join) -> None:
         node.computer_seats.maybe_play(room.id, computer_to_move(current[0]))
 
 
-Handler = Callable[["Node", "Conn", Any], Awaitable[None]]
+Handler = Callable[[NodeParts, Conn, Any], Awaitable[None]]
 
 HANDLERS: dict[type, Handler] = {
     P.Ping: ping,
@@ -134,13 +168,3 @@ HANDLERS: dict[type, Handler] = {
     P.Hint: hint,
     P.Undo: undo,
 }
-
-
-def handler_of(msg: Any) -> Handler:
-    """The message's own handler, or ``Node.intent`` for an intent."""
-    found = HANDLERS.get(type(msg))
-    if found is not None:
-        return found
-    from server.live.node import Node  # (node.py imports this module)
-
-    return Node.intent

@@ -10,8 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from server.live.connection import Conn
+    from server.ops.config import Settings
     from server.rooms.room import Room
     from server.store.store import Store
+
+
+def room_expiry(settings: Settings, created_ms: int, now: int) -> int:
+    """When a room expires if nobody comes back: its longest life after creation, or its
+    idle life after ``now``, whichever is first."""
+    return min(created_ms + settings.room_ttl_ms, now + settings.idle_ttl_ms)
 
 
 def now_ms() -> int:

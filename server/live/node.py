@@ -31,8 +31,8 @@ from server.computer.pool import Computer
 from server.computer.replays import Offload
 from server.live.connection import Budget, Conn
 from server.live.fanout import Fanout
-from server.live.handlers import handler_of
-from server.live.local import LocalRoom, StoreClock
+from server.live.handlers import HANDLERS
+from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
 from server.ops import collector, health, metrics
@@ -63,9 +63,12 @@ class Node:
         self.budget = Budget(settings)
         self.clock = StoreClock()
         self.local: dict[str, LocalRoom] = {}  # rooms with connections on this node
-        self.fanout = Fanout(self)
-        self.presence = Presence(self)
-        self.computer_seats = ComputerSeats(self)
+        self.computer_seats = ComputerSeats(
+            store, self.local, self.computer, self.node_id, settings.computer_lease_ms, self.change
+        )
+        turn = self.computer_seats.maybe_play
+        self.fanout = Fanout(store, self.node_id, self.local, self.current_state, turn)
+        self.presence = Presence(settings, store, self.local, self.clock, self.fanout, turn)
         self._tasks: list[asyncio.Task[None]] = []
 
     # lifecycle ---------------------------------------------------------------
@@ -94,8 +97,7 @@ class Node:
         return self.clock.now()
 
     def expire_at(self, created_ms: int, now: int | None = None) -> int:
-        now = self.now() if now is None else now
-        return min(created_ms + self.settings.room_ttl_ms, now + self.settings.idle_ttl_ms)
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
 
     # the one write path ------------------------------------------------------
     async def change(
@@ -269,7 +271,11 @@ class Node:
         intent_id = getattr(msg, "id", None)
         started, result = time.perf_counter(), "ok"
         try:
-            await handler_of(msg)(self, conn, msg)
+            handler = HANDLERS.get(type(msg))
+            if handler is None:  # an intent that changes the room
+                await self.intent(conn, msg)
+            else:
+                await handler(self, conn, msg)
         except Refused as r:
             result = r.code
             conn.send_msg(P.error(r.code, r.message, intent_id))

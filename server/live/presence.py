@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
-from server.live.fanout import presence_summary
-from server.live.local import LocalRoom
+from server.live.fanout import Fanout, OnTurn, presence_summary
+from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.ops import health
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
@@ -29,7 +29,8 @@ from server.store.store import presence_by_side
 
 if TYPE_CHECKING:
     from server.live.connection import Conn
-    from server.live.node import Node
+    from server.ops.config import Settings
+    from server.store.store import Store
 
 log = logging.getLogger("nyumba.presence")
 
@@ -39,24 +40,38 @@ PRUNE_EVERY = 12  # ticks between prunings of ended entries (about a minute)
 
 
 class Presence:
-    def __init__(self, node: Node):
-        self.node = node
-        self.settings = node.settings
-        self.store = node.store
+    """Presence of ``local``'s connections, kept in the store; the tick also sends
+    ``fanout`` the rooms to read again and ``on_turn`` the computer's turns."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        local: dict[str, LocalRoom],
+        clock: StoreClock,
+        fanout: Fanout,
+        on_turn: OnTurn,
+    ):
+        self.settings = settings
+        self.store = store
+        self.local = local
+        self.clock = clock
+        self.fanout = fanout
+        self.on_turn = on_turn
         self._ticks = 0
 
     async def enter(self, conn: Conn, room: Room) -> None:
         """``conn`` joined ``room``: count it present and tell the room."""
-        local = self.node.local.get(room.id)
+        local = self.local.get(room.id)
         if local is None:
-            local = self.node.local[room.id] = LocalRoom(room.created_ms)
-            await self.node.fanout.subscribe(room.id)
+            local = self.local[room.id] = LocalRoom(room.created_ms)
+            await self.fanout.subscribe(room.id)
         local.conns.add(conn)
-        now = self.node.now()
+        now = self.clock.now()
         await self.store.touch(
             room.id,
             conn.members(now + self.settings.presence_ttl_ms),
-            self.node.expire_at(room.created_ms, now),
+            room_expiry(self.settings, room.created_ms, now),
         )
         await self.store.publish(room.id, encode_notice(Notice(room.rev, NoticeKind.PRESENCE)))
 
@@ -66,14 +81,14 @@ class Presence:
         if room_id is None:
             return
         conn.room = None
-        local = self.node.local.get(room_id)
+        local = self.local.get(room_id)
         if local is not None:
             local.conns.discard(conn)
             if not local.conns:
-                del self.node.local[room_id]
-                await self.node.fanout.unsubscribe(room_id)
+                del self.local[room_id]
+                await self.fanout.unsubscribe(room_id)
         with contextlib.suppress(Exception):
-            await self.store.end_presence(room_id, conn.members(self.node.now()))
+            await self.store.end_presence(room_id, conn.members(self.clock.now()))
             await self.store.publish(room_id, encode_notice(Notice(0, NoticeKind.PRESENCE)))
 
     async def ticker(self) -> None:
@@ -98,26 +113,27 @@ class Presence:
         Rooms go in batches of ``TICK_BATCH``, one write and one read each,
         spread over ``spread_s``: the store runs a batch in about a
         millisecond, so no move waits behind the whole node's refresh."""
-        node = self.node
         if self._ticks % PRUNE_EVERY == 0:  # about once a minute: clocks drift slowly
-            await node.clock.sync(node.store)
-        now = node.now()
+            await self.clock.sync(self.store)
+        now = self.clock.now()
         self._ticks += 1
         prune = self._ticks % PRUNE_EVERY == 1
-        rooms = list(node.local.items())
+        rooms = list(self.local.items())
         batches = max(1, -(-len(rooms) // TICK_BATCH))
         for start in range(0, len(rooms), TICK_BATCH):
             if start:
                 await asyncio.sleep(spread_s / batches)
-                now = self.node.now()
+                now = self.clock.now()
             score = now + self.settings.presence_ttl_ms
-            batch = [(r, h) for r, h in rooms[start : start + TICK_BATCH] if node.local.get(r) is h]
+            batch = [(r, h) for r, h in rooms[start : start + TICK_BATCH] if self.local.get(r) is h]
             requests = []
             for room_id, local in batch:
                 members: dict[str, int] = {}
                 for conn in local.conns:
                     members.update(conn.members(score))
-                requests.append((room_id, members, node.expire_at(local.created_ms, now)))
+                requests.append(
+                    (room_id, members, room_expiry(self.settings, local.created_ms, now))
+                )
             results = await self.store.touch_many(requests, now if prune else None)
             for (room_id, local), (alive, entries, rev, stamp) in zip(batch, results):
                 if not alive:
@@ -140,5 +156,5 @@ class Presence:
                     or (stamp and local.last_stamp and stamp != local.last_stamp)
                 ):
                     # Presence changed, a notice never came, or the store went back in time.
-                    node.fanout.schedule_rebuild(room_id)
-                node.computer_seats.maybe_play(room_id, local.computer_side)
+                    self.fanout.schedule_rebuild(room_id)
+                self.on_turn(room_id, local.computer_side)

@@ -15,14 +15,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from server.computer.link import RemoteComputer
 from server.computer.pool import Busy as ComputerBusy
-from server.rooms import judge as rooms
-from server.rooms.room import computer_to_move, decode_room
+from server.computer.pool import Computer
+from server.live.local import LocalRoom
+from server.rooms.judge import ComputerMove
+from server.rooms.room import Change, computer_to_move, decode_room
+from server.store.store import Store
 
-if TYPE_CHECKING:
-    from server.live.node import Node
+# The node's one write path (``Node.change``): judge an intent on a room, store what changed.
+WritePath = Callable[[str, Any], Awaitable[Change]]
 
 log = logging.getLogger("nyumba.computer")
 
@@ -31,20 +36,34 @@ MOVED_ON = ("stale", "not-your-turn", "game-over")
 
 
 class ComputerSeats:
-    def __init__(self, node: Node):
-        self.node = node
-        self.store = node.store
+    """Plays the computer's seats of ``local``'s rooms through ``change``."""
+
+    def __init__(
+        self,
+        store: Store,
+        local: dict[str, LocalRoom],
+        computer: Computer | RemoteComputer,
+        node_id: str,
+        lease_ms: int,
+        change: WritePath,
+    ):
+        self.store = store
+        self.local = local
+        self.computer = computer
+        self.node_id = node_id
+        self.lease_ms = lease_ms
+        self.change = change
 
     def owner(self, room_id: str) -> str:
         """Whose share of the computer a room's seat uses: its connections' address."""
-        local = self.node.local.get(room_id)
+        local = self.local.get(room_id)
         for conn in local.conns if local is not None else ():
             return conn.address
         return room_id
 
     def maybe_play(self, room_id: str, side: int | None) -> None:
         """Start playing the room's computer seat if it must move and nobody here does."""
-        local = self.node.local.get(room_id)
+        local = self.local.get(room_id)
         if side is None or local is None:
             return
         if local.thinking:
@@ -56,19 +75,19 @@ class ComputerSeats:
         asyncio.get_running_loop().create_task(self._play(room_id))
 
     async def _play(self, room_id: str) -> None:
-        lease = self.node.settings.computer_lease_ms
+        lease = self.lease_ms
         try:
-            if not await self.store.take_lease(room_id, self.node.node_id, lease):
+            if not await self.store.take_lease(room_id, self.node_id, lease):
                 return
             try:
                 while await self._play_one(room_id, lease):
                     pass
             finally:
-                await self.store.release_lease(room_id, self.node.node_id)
+                await self.store.release_lease(room_id, self.node_id)
         except Exception:
             log.exception("computer player failed in %s", room_id)
         finally:
-            local = self.node.local.get(room_id)
+            local = self.local.get(room_id)
             if local is not None:
                 local.thinking = False
                 if local.recheck:
@@ -90,15 +109,15 @@ class ComputerSeats:
         )
         level = room.seats[side].level or room.handover_level
         try:
-            text = await self.node.computer.choose(
+            text = await self.computer.choose(
                 room.game, room.options, room.state, level, seed, self.owner(room_id)
             )
         except ComputerBusy:  # the tick asks again
             log.info("computer busy; %s waits for the next tick", room_id)
             return False
         await self.store.extend_lease(room_id, lease)
-        intent = rooms.ComputerMove(room=room_id, version=room.version, move=text, side=side)
-        done = await self.node.change(room_id, intent)
+        intent = ComputerMove(room=room_id, version=room.version, move=text, side=side)
+        done = await self.change(room_id, intent)
         refused = done.reply
         if refused is not None:  # the game changed while the computer thought: drop the answer
             log.info("computer move %s in %s dropped: %s", text, room_id, refused.code)

@@ -2,7 +2,7 @@
 
 Every setting is one field of ``Settings``; its annotation carries the bounds
 (``msgspec.Meta``) and, in ``extra``, the environment variable and a line of
-help. ``from_env`` converts each given value with ``msgspec.convert`` against
+help. ``server.ops.variables.from_env`` converts each given value with ``msgspec.convert`` against
 that annotation, so a bad value is refused before anything starts, with one
 line naming the variable, the value and what is allowed (``BadSetting``; the
 CLI prints it and exits 2). The README's table and ``nyumba serve --help``
@@ -14,7 +14,6 @@ To add a setting: one field here, its help in ``_HELP``, one row in the README's
 from __future__ import annotations
 
 import os
-import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -191,26 +190,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "info"
     log_format: Annotated[Literal["text", "json"], Meta(extra=_v("NYUMBA_LOG_FORMAT"))] = "text"
     access_log: Annotated[bool, Meta(extra=_v("NYUMBA_ACCESS_LOG"))] = False
-
-    @classmethod
-    def from_env(
-        cls, env: typing.Mapping[str, str] | None = None, **flags: str | int | Path | None
-    ) -> Settings:
-        """Settings from ``env`` (default: the process's), with ``flags`` (field name ->
-        value, ``None`` for not given) winning. Raises ``BadSetting``."""
-        from server.ops.variables import convert, variables
-
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {}
-        for var in variables():
-            raw: Any = env.get(var.env) or None
-            source = var.env
-            flag = flags.get(var.field)
-            if flag is not None:
-                raw, source = flag, "--" + var.field.replace("_", "-")
-            if raw is not None:
-                values[var.field] = convert(var, source, raw)
-        return cls(**values)
 
     def doubts(self) -> list[str]:
         """Allowed but probably wrong: said in the log at start (tests rely on some)."""

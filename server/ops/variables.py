@@ -4,6 +4,7 @@ conversion of one variable's text with ``msgspec.convert`` against it."""
 
 from __future__ import annotations
 
+import os
 import typing
 from pathlib import Path
 from typing import Any, Literal
@@ -12,6 +13,7 @@ import msgspec
 from msgspec import Meta
 
 from server.ops.config import BadSetting, Settings, cores
+from server.ops.urls import seed_urls
 
 
 class Variable(msgspec.Struct, frozen=True):
@@ -95,10 +97,26 @@ def convert(var: Variable, source: str, raw: Any) -> Any:
     except msgspec.ValidationError:
         raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}") from None
     if var.field == "redis_url":
-        from server.store.topology import seed_urls
-
         try:
             seed_urls(value)  # a list of a Cluster's seeds: each item a host:port
         except ValueError as exc:
             raise BadSetting(f"{source}={raw!r} is not allowed: {exc}") from None
     return value
+
+
+def from_env(
+    env: typing.Mapping[str, str] | None = None, **flags: str | int | Path | None
+) -> Settings:
+    """Settings from ``env`` (default: the process's), with ``flags`` (field name ->
+    value, ``None`` for not given) winning. Raises ``BadSetting``."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for var in variables():
+        raw: Any = env.get(var.env) or None
+        source = var.env
+        flag = flags.get(var.field)
+        if flag is not None:
+            raw, source = flag, "--" + var.field.replace("_", "-")
+        if raw is not None:
+            values[var.field] = convert(var, source, raw)
+    return Settings(**values)

@@ -8,9 +8,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+import engine
 from server.rooms import protocol as P
-from server.rooms.room import Position, Room, game_of
-from server.web.api import History
+from server.rooms.room import Mode, Position, Room, game_of
+
+
+class History(msgspec.Struct):
+    """``GET /api/rooms/{room}/history``: the current game's moves, the side
+    that made each and the intent id that asked for it (null: the computer's),
+    with the room's finished games before it (``previous_games``, at most 20:
+    ``{game_no, moves, outcome}``)."""
+
+    room: str
+    game: str
+    options: dict[str, Any]
+    mode: Mode
+    game_no: int
+    version: int
+    moves: list[str]
+    sides: list[int]
+    ids: list[str | None]
+    outcome: engine.Outcome | None
+    previous_games: list[dict[str, Any]]
 
 
 def _seat(

@@ -36,9 +36,9 @@ from typing import Any
 import msgspec
 
 from server import __version__
-from server.ops import logs
+from server.ops import logs, urls
 from server.ops.config import BadSetting, Settings
-from server.ops.variables import variables
+from server.ops.variables import from_env, variables
 from server.store.embedded import DataDirInUse, EmbeddedValkey
 from server.store.embedded import embedded_valkey as embedded_valkey  # benches import it from here
 
@@ -179,10 +179,10 @@ def _wait_for_store(settings: Settings) -> tuple[int, str] | None:
     from server.store import topology
 
     assert settings.redis_url is not None
-    if topology.is_sentinel(settings.redis_url):
+    if urls.is_sentinel(settings.redis_url):
         return None  # the store finds its master through the sentinels as it starts
     shown = _without_password(settings.redis_url)
-    seeds = topology.seed_urls(settings.redis_url)
+    seeds = urls.seed_urls(settings.redis_url)
     timeouts = topology.Timeouts(
         connect_timeout=settings.store_connect_timeout_ms / 1000,
         command_timeout=settings.store_timeout_ms / 1000,
@@ -221,9 +221,7 @@ def _wait_for_store(settings: Settings) -> tuple[int, str] | None:
 def _refused_seeds(settings: Settings) -> str | None:
     """Why a URL listing several nodes is refused (they are no Cluster's), checked by a
     supervisor before it starts workers: each would be refused, and started again."""
-    from server.store import topology
-
-    if settings.redis_url is None or len(topology.seed_urls(settings.redis_url)) == 1:
+    if settings.redis_url is None or len(urls.seed_urls(settings.redis_url)) == 1:
         return None
     refused = _wait_for_store(settings)
     return refused[1] if refused is not None and refused[0] == 2 else None
@@ -283,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         return replay(args.file)
     if args.command == "serve":
         try:
-            settings = Settings.from_env(
+            settings = from_env(
                 host=args.host,
                 port=args.port,
                 redis_url=args.redis_url,

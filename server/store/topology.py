@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any, TypedDict, Unpack
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import msgspec
 import redis.asyncio as aioredis
@@ -38,6 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.ops.urls import is_sentinel, node_address, parse_sentinel_url, seed_urls
 from server.store.cluster import ClusterLink
 from server.store.resp import RETRY_DELAYS, Link
 from server.store.shardsub import ShardedPubSub
@@ -71,42 +72,6 @@ def _one_master(kind: str, redis: Any, link: Callable[[], Any]) -> Topology:
         redis=redis,
         pubsub=lambda: Subscriber(link()),  # a link for its address; it sends no commands
         spare=link,
-    )
-
-
-def is_sentinel(url: str) -> bool:
-    return url.startswith(("redis+sentinel://", "rediss+sentinel://"))
-
-
-class SentinelURL(msgspec.Struct, frozen=True):
-    sentinels: list[tuple[str, int]]
-    service: str
-    db: int = 0
-    username: str | None = None
-    password: str | None = None
-    tls: bool = False
-
-
-def parse_sentinel_url(url: str) -> SentinelURL:
-    parts = urlsplit(url)
-    userinfo, _, hosts = parts.netloc.rpartition("@")
-    username, _, password = userinfo.partition(":")
-    sentinels = []
-    for item in hosts.split(","):
-        host, _, port = item.strip().rpartition(":")
-        if not host:
-            host, port = port, "26379"
-        sentinels.append((host.strip("[]"), int(port)))
-    path = [p for p in parts.path.split("/") if p]
-    if not path:
-        raise ValueError(f"{url}: name the Sentinel service, redis+sentinel://host:port/NAME")
-    return SentinelURL(
-        sentinels=sentinels,
-        service=path[0],
-        db=int(path[1]) if len(path) > 1 else 0,
-        username=unquote(username) or None,
-        password=unquote(password) or None,
-        tls=url.startswith("rediss+"),
     )
 
 
@@ -147,39 +112,6 @@ async def is_cluster(link: Link) -> bool:
     except ResponseError:  # INFO renamed or refused (some managed services): not a cluster
         return False
     return b"cluster_enabled:1" in info
-
-
-def _host_port(item: str) -> tuple[str, str]:
-    """``host:port``, ``[v6]:port``, ``host`` or ``[v6]`` → (host as written, port or "")."""
-    host, colon, port = item.rpartition(":")
-    if not colon or item.endswith("]"):
-        return item, ""
-    return host, port
-
-
-def _address(seed: str) -> tuple[str, str]:
-    """The host (as written) and port of one node's URL."""
-    return _host_port(urlsplit(seed).netloc.rpartition("@")[2])
-
-
-def seed_urls(url: str) -> list[str]:
-    """The nodes a URL names, each as a URL of its own (one item for a single node,
-    a Sentinel URL or a unix socket). Raises ``ValueError`` for an empty item or a
-    port that is not a number, naming the item."""
-    if is_sentinel(url) or url.startswith("unix://"):
-        return [url]
-    parts = urlsplit(url)
-    userinfo, at, hosts = parts.netloc.rpartition("@")
-    if "," not in hosts:
-        return [url]
-    out = []
-    for item in hosts.split(","):
-        host, port = _host_port(item.strip())
-        if not host.strip("[]") or not (port or "6379").isdigit():
-            raise ValueError(f"{item.strip()!r} is not a host:port")
-        netloc = f"{userinfo}{at}{host}:{port or 6379}"
-        out.append(urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)))
-    return out
 
 
 class NotACluster(ValueError):
@@ -228,7 +160,7 @@ async def check_seeds(
                 last = exc
                 continue
             if not cluster:
-                raise NotACluster(":".join(_address(seed)))
+                raise NotACluster(":".join(node_address(seed)))
             return
         if delay is not None:
             await asyncio.sleep(delay)
@@ -241,7 +173,7 @@ def _cluster_client(
     """redis-py's client, told every seed (it asks them in a shuffled order)."""
     others = []
     for seed in seeds[1:]:
-        host, port = _address(seed)
+        host, port = node_address(seed)
         others.append(ClusterNode(host.strip("[]"), int(port)))
     return aioredis.RedisCluster.from_url(
         seeds[0],

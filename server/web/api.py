@@ -15,6 +15,7 @@ import msgspec
 import engine
 from server import __version__
 from server.rooms import protocol as P
+from server.rooms.view import History
 
 RoomMode = Literal["friend", "computer", "local"]
 Level = Literal["beginner", "intermediate", "advanced", "expert"]
@@ -47,25 +48,6 @@ class Problem(msgspec.Struct):
 
     code: str
     message: str
-
-
-class History(msgspec.Struct):
-    """``GET /api/rooms/{room}/history``: the current game's moves, the side
-    that made each and the intent id that asked for it (null: the computer's),
-    with the room's finished games before it (``previous_games``, at most 20:
-    ``{game_no, moves, outcome}``)."""
-
-    room: str
-    game: str
-    options: dict[str, Any]
-    mode: RoomMode
-    game_no: int
-    version: int
-    moves: list[str]
-    sides: list[int]
-    ids: list[str | None]
-    outcome: engine.Outcome | None
-    previous_games: list[dict[str, Any]]
 
 
 class Health(msgspec.Struct):

@@ -42,7 +42,6 @@ from starlette.websockets import WebSocket
 
 import engine
 from server.computer.analysis import Analyses
-from server.computer.analysis import routes as analysis_routes
 from server.computer.replays import Busy, Offload, record_job, replay_view_job
 from server.live import connection
 from server.live.addrcap import AddressCap
@@ -55,6 +54,7 @@ from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
 from server.web import httpguard
+from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated, openapi
 from server.web.httpguard import problem as _problem
 

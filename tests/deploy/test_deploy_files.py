@@ -15,8 +15,8 @@ from proxykit import Nginx
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
 
-from server.ops.config import Settings
-from server.store.topology import seed_urls
+from server.ops.urls import seed_urls
+from server.ops.variables import from_env
 
 DEPLOY = Path(__file__).resolve().parent.parent.parent / "deploy"
 
@@ -160,7 +160,7 @@ def test_every_cluster_app_node_names_several_seeds():
     }
     for where, urls in shipped.items():
         for url in urls:
-            assert Settings.from_env({"REDIS_URL": url}).redis_url == url
+            assert from_env({"REDIS_URL": url}).redis_url == url
             hosts = [urlsplit(seed).hostname for seed in seed_urls(url)]
             assert len(set(hosts)) > 1, (where, url)
             assert set(hosts) <= members[where], (where, url)

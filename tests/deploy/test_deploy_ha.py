@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from server.store.topology import is_sentinel, parse_sentinel_url, seed_urls
+from server.ops.urls import is_sentinel, parse_sentinel_url, seed_urls
 
 DEPLOY = Path(__file__).resolve().parent.parent.parent / "deploy"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from server.rooms import protocol as P
 
-SERVER = Path(P.__file__).parent
+SERVER = Path(P.__file__).parent.parent
 
 
 def test_generated_schema_file_is_current():

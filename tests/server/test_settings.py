@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from server import __version__
-from server.ops.config import BadSetting, Settings
-from server.ops.variables import variables
+from server.ops.config import BadSetting
+from server.ops.variables import from_env, variables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -69,16 +69,16 @@ def test_a_bad_flag_is_named_as_the_flag(tmp_path):
 
 
 def test_presence_shorter_than_its_refresh_is_doubted():
-    (doubt,) = Settings.from_env({"NYUMBA_PRESENCE_TTL_MS": "1000"}).doubts()
+    (doubt,) = from_env({"NYUMBA_PRESENCE_TTL_MS": "1000"}).doubts()
     assert "NYUMBA_PRESENCE_TTL_MS=1000" in doubt and "NYUMBA_TICK_MS=5000" in doubt
-    assert Settings.from_env({}).doubts() == []
+    assert from_env({}).doubts() == []
     with pytest.raises(BadSetting, match="NYUMBA_TICK_MS='0' is not allowed"):
-        Settings.from_env({"NYUMBA_TICK_MS": "0"})
+        from_env({"NYUMBA_TICK_MS": "0"})
 
 
 def test_values_are_converted_and_the_data_dir_made_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    s = Settings.from_env(
+    s = from_env(
         {
             "PORT": "8123",
             "NYUMBA_DATA_DIR": "rel/data",
@@ -91,7 +91,7 @@ def test_values_are_converted_and_the_data_dir_made_absolute(tmp_path, monkeypat
     assert s.data_dir == tmp_path / "rel" / "data"
     assert s.access_log is True
     assert s.allowed_origins == ("https://a.example", "https://b.example")
-    assert Settings.from_env({"PORT": "8123"}, port="9000").port == 9000  # flags win
+    assert from_env({"PORT": "8123"}, port="9000").port == 9000  # flags win
 
 
 def _readme_table() -> set[str]:
