@@ -20,7 +20,7 @@ lane slows the others (a turn each per round) rather than shutting the newcomer 
 addresses each holding a long Oware analysis, a fifth address's is answered ``running`` in
 0.3-0.8 s and has its first position 0.7-2.9 s after asking (the plan, then that position, each
 waiting one round of the others' jobs; six runs on two shared cores; before, it was refused for
-as long as the four held on: ``tests/server/test_analysis_share.py``). Beyond either
+as long as the four held on: ``tests/server/computer/test_analysis_share.py``). Beyond either
 bound: ``Busy`` (HTTP 503 ``busy``, Retry-After). An attacker with ``max_jobs`` addresses can
 fill a node, and everyone else hears ``busy`` until one of those ends (an analysis is finite,
 and one nobody asks about for ``abandon_s`` is dropped); the server itself is safe at any

@@ -16,7 +16,7 @@ An answer given before the request's body has all arrived (a 413 for a body
 over the cap) ends in a lingering close, as nginx's does: closing a socket
 with data still unread makes the kernel send a reset, which can cost the
 client the answer it has not read yet (on main, an upload that stops once
-answered, tests/server/test_http_linger.py: the answer, then a reset, 20
+answered, tests/server/web/test_http_linger.py: the answer, then a reset, 20
 times in 20). Here the node half-closes after the answer (the client reads
 it, then an end of stream), reads and drops what the client still sends, up
 to ``LINGER_BYTES`` (then it stops reading: the rest waits in the kernel),

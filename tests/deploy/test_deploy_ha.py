@@ -1,6 +1,6 @@
 """The Cluster and Sentinel deployment files, checked offline (no container
 engine or Kubernetes runs here): parsed and asserted to describe the
-topology the tests run for real (tests/server/test_cluster.py and
+topology the tests run for real (tests/server/store/test_cluster.py and
 test_failover.py: 3 masters + 3 replicas; 1 master, 1 replica, 3 Sentinels
 with quorum 2; NYUMBA_ACK_REPLICAS=1), and the app's URLs parsed by the
 server's own parser."""

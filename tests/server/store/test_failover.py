@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "failover.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "failover.py"
 
 
 @pytest.mark.parametrize("store", ["cluster", "sentinel"])

@@ -16,7 +16,7 @@ from server import __version__
 from server.ops.config import BadSetting
 from server.ops.variables import from_env, variables
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 BAD = [
     ("NYUMBA_ROOM_TTL_MS", "-1"),  # rooms were created and vanished at once

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "chaos.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "chaos.py"
 
 
 def test_chaos_sample_loses_and_duplicates_nothing():

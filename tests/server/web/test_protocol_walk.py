@@ -20,8 +20,8 @@ from server.rooms import protocol as P
 from server.web import api
 from server.web.app import create_app
 
-SERVER = Path(P.__file__).parent
-TESTS = Path(__file__).parent.parent
+SERVER = Path(P.__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 DOC = (SERVER / "PROTOCOL.md").read_text()
 
 

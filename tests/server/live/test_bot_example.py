@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-BOT = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
+BOT = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
 
 
 def test_the_bot_needs_only_websockets_and_the_standard_library():
