@@ -3,7 +3,7 @@
 
 import { animate } from "./anim.js";
 import { wireControls } from "./controls.js";
-import { clientMessages, getRecord, replay as replayRecord, settings, tokens } from "./api.js";
+import { getRecord, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, portraitQuery } from "./board.js";
 import { HistoryFeed, HistoryPanel } from "./history.js";
 import { PastView } from "./pastview.js";
@@ -33,7 +33,6 @@ const ui = {
   received: 0, // performance.now() when the latest state arrived (for absence clocks)
   welcomed: false,
   hint: null, // the pit of the computer's suggestion for the position on the board
-  hints: false, // whether the server takes "hint" messages
   note: null, // a transient notice {key, vars} or {text}
   armed: null, // a pit tapped once, waiting for the second tap (tap to select, tap to play)
 };
@@ -315,7 +314,6 @@ function view() {
     welcomed: ui.welcomed,
     room,
     myTurn: canPlay(),
-    hints: ui.hints,
     online: conn.isOpen,
   };
 }
@@ -401,6 +399,3 @@ async function openFinished(kind) {
 wire();
 if (room) conn.start();
 else onError({ code: "no-room" });
-clientMessages() // whether this server takes hints
-  .then((kinds) => ((ui.hints = kinds.has("hint")), render()))
-  .catch(() => {});

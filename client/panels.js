@@ -1,6 +1,6 @@
 // The room page's panels around the board: status and result lines, seats, offers, buttons and
 // the share box. Each takes the state on the board and a view of this connection:
-// {sides, received (performance.now() when the state arrived), welcomed, room, myTurn}.
+// {sides, received (performance.now() when the state arrived), welcomed, room, myTurn, online}.
 
 import { recordUrl } from "./api.js";
 import { $, clock, h, show } from "./dom.js";
@@ -136,8 +136,9 @@ export function renderControls(s, v) {
   show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
-  // Hints: computer and local rooms, on one's turn, where the server's protocol has them.
-  show($("#hint"), solo && v.hints && v.myTurn);
+  // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
+  // "hint" there), so the page need not fetch the protocol's schema to learn it.
+  show($("#hint"), solo && v.myTurn);
   show($("#replay-btn"), over);
   const dl = $("#download");
   show(dl, s.plies > 0 || over);
