@@ -207,7 +207,7 @@ async function drain() {
 }
 
 function makeBoard(s) {
-  board = new BoardView($("#board-wrap"), s.game, { onPick: pick, portrait: portraitQuery().matches });
+  board = new BoardView($("#board-wrap"), s.game, { onPick: pick, portrait: portraitQuery().matches, interactive: true });
   orient();
   const title = known(`game.${s.game}`) ? t(`game.${s.game}`) : s.game;
   $("#game-title").textContent = title;

@@ -193,6 +193,7 @@ export const EN = {
   "replay.unfinished": "This game is not finished: the record stops where play had got to.",
   "replay.position": "Move {i} of {n}",
   "replay.start": "Start position",
+  "replay.slider": "Move to show",
   "room.expiring": "This room closes in about {min} min (a room lasts 24 hours at most): download the record to keep the game.",
   "replay.failed": "Could not replay that record: {msg}",
   "error.generic": "{msg}",

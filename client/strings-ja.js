@@ -193,6 +193,7 @@ export const JA = {
   "replay.unfinished": "この対局は終わっていません。棋譜は対局の途中までです。",
   "replay.position": "{n} 手中 {i} 手目",
   "replay.start": "開始局面",
+  "replay.slider": "表示する手",
   "room.expiring": "この部屋はあと約{min}分で閉じます（部屋は最長24時間）。対局を残すには棋譜を保存してください。",
   "replay.failed": "棋譜を再生できません：{msg}",
   "error.generic": "{msg}",
