@@ -101,7 +101,7 @@ function onMessage(m) {
       onError(m);
       break;
     case "offer":
-      if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
+      if (m.status !== "open") setNote({ key: `offer.${m.status}.${m.kind}` });
       break;
     case "expiring": // the room's longest life ends soon: it and its game go then (sent once)
       setNote({ key: "room.expiring", vars: { min: Math.max(1, Math.round(m.in_ms / 60000)) } });

@@ -64,9 +64,7 @@ export function renderOffer(s, v) {
     return;
   }
   const mine = v.sides.includes(o.by);
-  $("#offer-text").textContent = mine
-    ? t("offer.waiting", { kind: t(`offer.${o.kind}`) })
-    : t("offer.incoming", { who: t("who.opponent"), kind: t(`offer.${o.kind}`) });
+  $("#offer-text").textContent = t(`offer.${mine ? "waiting" : "incoming"}.${o.kind}`);
   show($("#accept"), !mine);
   show($("#decline"), !mine);
   box.dataset.kind = o.kind;
