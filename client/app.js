@@ -80,6 +80,7 @@ function onMessage(m) {
         if (ui.anim) ui.anim.cancelled = true;
         setNote({ key: "room.resync" });
       }
+      if (ui.state && !m.resync) noticeChanges(ui.state, m);
       ui.state = m;
       ui.received = performance.now();
       if (ui.pending && (m.last?.id === ui.pending || (ui.acked !== null && m.version >= ui.acked))) {
@@ -112,6 +113,23 @@ function onMessage(m) {
         setNote({ key: "hint.says", vars: { move: m.move } });
       }
       break;
+  }
+}
+
+// What one state says happened since the one before it, where nothing else says so.
+function noticeChanges(prev, next) {
+  if (next.game_no !== prev.game_no) {
+    // A new game (a rematch): the last game's replay and analysis are put away.
+    closeFinished();
+    return;
+  }
+  // A seat the computer held for an absent player is a person's again: tell the others (the
+  // server sends no message of its own for a reclaim, only the seats in the state).
+  for (const seat of next.seats) {
+    const before = prev.seats[seat.side];
+    if (before?.holder === "computer" && seat.holder === "person" && !ui.sides.includes(seat.side)) {
+      setNote({ key: "seat.reclaimed", vars: { side: t(`side.${seat.side}`) } });
+    }
   }
 }
 
@@ -378,6 +396,13 @@ function wire() {
 
 // After a game: its replay or the computer's analysis of it (client/replay.js, client/analysis.js).
 let analysisView = null;
+function closeFinished() {
+  analysisView?.stop();
+  analysisView = null;
+  show($("#analysis"), false);
+  show($("#replay"), false);
+}
+
 async function openFinished(kind) {
   const box = $("#" + kind);
   try {

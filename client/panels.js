@@ -116,7 +116,10 @@ export function renderControls(s, v) {
   const solo = s.mode === "computer" || s.mode === "local";
   const offerOpen = Boolean(s.offer);
   const byAgreement = over && ["resignation", "agreement"].includes(s.outcome.adjudication);
-  const sat = seated(v);
+  // While the computer plays every seat this connection owns, its owner first takes a seat back:
+  // until then the game's buttons are not theirs to use.
+  const held = seated(v) && v.sides.every((side) => s.seats[side]?.holder === "computer");
+  const sat = seated(v) && !held;
   show($("#undo"), sat && solo && s.plies > 0 && !byAgreement);
   show($("#resign"), sat && !over);
   show($("#draw"), sat && !over && (friend || s.mode === "local"));
