@@ -256,10 +256,10 @@ export class BoardView {
     const dots = c.kind === "pit" && n <= MAX_DOTS ? n : 0;
     if (c.parts.dots.childElementCount !== dots) {
       c.parts.dots.replaceChildren(...Array.from({ length: dots }, () => h("i")));
-      // At most two rows of seeds (up to six in a row), so that the count keeps clear of the
-      // pit's name even in a phone's 55 px Bao pit.
-      c.parts.dots.style.setProperty("--per-row", String(Math.max(1, dots <= 6 ? dots : Math.ceil(dots / 2))));
-      c.el.classList.toggle("two-rows", dots > 6);
+      // Up to four seeds in a row, more in two rows (of up to six), so that the count keeps
+      // clear of the pit's name even in a phone's 55 px Bao nyumba.
+      c.parts.dots.style.setProperty("--per-row", String(Math.max(1, dots <= 4 ? dots : Math.ceil(dots / 2))));
+      c.el.classList.toggle("two-rows", dots > 4);
     }
     c.el.classList.toggle("empty", n === 0);
     c.el.classList.toggle("heap", c.kind === "pit" && n > MAX_DOTS);
