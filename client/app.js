@@ -10,12 +10,12 @@ import { PastView } from "./pastview.js";
 import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
-import { openReplay } from "./replay.js";
 import {
-  renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare, renderStatus,
+  reclaimedSeats, renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare,
+  renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
-import { openAnalysis } from "./analysis.js";
+import { FinishedGame } from "./finished.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -52,6 +52,10 @@ const past = new PastView({
     choices.close();
     if (ui.anim) ui.anim.cancelled = true;
   },
+});
+const finished = new FinishedGame(room, {
+  flipped: () => board?.flipped,
+  onFail: (kind, err) => setNote({ key: `${kind}.failed`, vars: { msg: err.message } }),
 });
 const feed = new HistoryFeed(history, {
   load: async () => (await replayRecord(await getRecord(room))).states,
@@ -118,18 +122,10 @@ function onMessage(m) {
 
 // What one state says happened since the one before it, where nothing else says so.
 function noticeChanges(prev, next) {
-  if (next.game_no !== prev.game_no) {
-    // A new game (a rematch): the last game's replay and analysis are put away.
-    closeFinished();
-    return;
-  }
-  // A seat the computer held for an absent player is a person's again: tell the others (the
-  // server sends no message of its own for a reclaim, only the seats in the state).
-  for (const seat of next.seats) {
-    const before = prev.seats[seat.side];
-    if (before?.holder === "computer" && seat.holder === "person" && !ui.sides.includes(seat.side)) {
-      setNote({ key: "seat.reclaimed", vars: { side: t(`side.${seat.side}`) } });
-    }
+  // A new game (a rematch): the last game's replay and analysis are put away.
+  if (next.game_no !== prev.game_no) return finished.close();
+  for (const side of reclaimedSeats(prev, next, ui.sides)) {
+    setNote({ key: "seat.reclaimed", vars: { side: t(`side.${side}`) } });
   }
 }
 
@@ -373,8 +369,8 @@ function wire() {
       render();
     }
   });
-  $("#replay-btn").addEventListener("click", () => openFinished("replay"));
-  $("#analyse-btn").addEventListener("click", () => openFinished("analysis"));
+  $("#replay-btn").addEventListener("click", () => finished.open("replay"));
+  $("#analyse-btn").addEventListener("click", () => finished.open("analysis"));
 
   $("#tap-confirm").addEventListener("change", () => {
     ui.armed = null;
@@ -392,33 +388,6 @@ function wire() {
       renderControls(ui.shown, view());
     }
   }, 1000);
-}
-
-// After a game: its replay or the computer's analysis of it (client/replay.js, client/analysis.js).
-let analysisView = null;
-function closeFinished() {
-  analysisView?.stop();
-  analysisView = null;
-  show($("#analysis"), false);
-  show($("#replay"), false);
-}
-
-async function openFinished(kind) {
-  const box = $("#" + kind);
-  try {
-    const record = await getRecord(room);
-    const data = await replayRecord(record);
-    const onClose = () => show(box, false);
-    if (kind === "replay") openReplay(box, data, { onClose, record });
-    else {
-      analysisView?.stop();
-      analysisView = openAnalysis(box, record, data, { onClose, flipped: board?.flipped });
-    }
-    show(box, true);
-    box.scrollIntoView({ block: "start" });
-  } catch (err) {
-    setNote({ key: `${kind}.failed`, vars: { msg: err.message } });
-  }
 }
 
 wire();

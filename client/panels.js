@@ -85,6 +85,15 @@ function seatRole(seat, v) {
   return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
 }
 
+// The others' seats the computer held (for an absent player) in `prev` and a person holds in
+// `next`: the server sends no message of its own for a reclaim, only the seats in the state.
+export function reclaimedSeats(prev, next, sides) {
+  return next.seats
+    .filter((seat) => prev.seats[seat.side]?.holder === "computer" && seat.holder === "person")
+    .map((seat) => seat.side)
+    .filter((side) => !sides.includes(side));
+}
+
 export function renderSeats(s, v) {
   const wait = handoverWait(s, v);
   const watchers = s.watchers || 0;
