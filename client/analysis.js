@@ -11,7 +11,7 @@ import { animate } from "./anim.js";
 import { settings } from "./api.js";
 import { BoardView, portraitQuery } from "./board.js";
 import { h } from "./dom.js";
-import { known, onLangChange, t } from "./i18n.js";
+import { known, onLangChange, t, tn } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
@@ -44,7 +44,7 @@ function svg(tag, attrs = {}, ...children) {
 function valueText(value, winner) {
   if (winner === 0 || winner === 1) return t("analysis.wins", { side: t(`side.${winner}`) });
   const v = Math.round(value * 10) / 10;
-  return t("analysis.seeds", { v: v > 0 ? `+${v}` : String(v) });
+  return tn("analysis.seeds", v, { v: v > 0 ? `+${v}` : String(v) });
 }
 
 export function openAnalysis(container, record, view, { onClose = () => {}, flipped = false } = {}) {
@@ -142,6 +142,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
       drawGraph();
       drawList();
       pick(firstError() ?? 1);
+      reveal();
     } else {
       setPhase(d.status, { key: `analysis.${d.status}`, vars: { msg: d.message || "" } });
     }
@@ -157,6 +158,18 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
         .catch(() => {});
     }
     if (byUser) onClose();
+  }
+
+  // The box was scrolled to when it opened, still short (on a phone the page could not scroll
+  // that far): once the graph is drawn, bring it into view.
+  function reveal() {
+    const inView = (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    };
+    if (!container.isConnected || container.hidden || inView(graphBox)) return;
+    status.scrollIntoView({ block: "start" });
+    if (!inView(graphBox)) graphBox.scrollIntoView({ block: "end" });
   }
 
   // ---------------------------------------------------------------- drawing
@@ -237,7 +250,10 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     const c = [0, 1].map((side) => {
       const of = (label) => analysis.plies.filter((p) => p.side === side && p.label === label).length;
       return t("analysis.counts", {
-        side: t(`side.${side}`), i: of("inaccuracy"), m: of("mistake"), b: of("blunder"),
+        side: t(`side.${side}`),
+        i: tn("analysis.inaccuracies", of("inaccuracy")),
+        m: tn("analysis.mistakes", of("mistake")),
+        b: tn("analysis.blunders", of("blunder")),
       });
     });
     counts.replaceChildren(...c.map((line) => h("span", {}, line)));
@@ -252,7 +268,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     else if (p.played === p.best) parts.push(t("analysis.wasBest", { move: p.played }));
     else {
       const how = p.label ? t(`analysis.${p.label}`) : t("analysis.ok");
-      parts.push(t("analysis.played", { move: p.played, how, loss: p.loss }));
+      parts.push(t("analysis.played", { move: p.played, how, loss: tn("analysis.loss", p.loss) }));
       parts.push(t("analysis.best", { move: p.best }));
     }
     caption.textContent = parts.join(" ");
