@@ -184,7 +184,7 @@ def test_computer_seats_on_two_workers_share_the_supervisors_computer(two_worker
 def test_analyses_on_either_worker_run_on_the_supervisors_one_thinker(two_workers):
     """Post-game analyses asked of both workers are thought out by one analysis process, the
     supervisor's (not one per worker)."""
-    from test_analysis_http import record, wait_done
+    from analysiskit import record, wait_done
 
     server = two_workers
     supervisor = server.proc.pid

@@ -1,4 +1,6 @@
-"""One test per bug of issue 17 (items 5-7), each failing without its fix."""
+"""What the room page says and shows around the moves: choices named by their pit, draws
+asked for, Bao's words, results said once, labels, the replay, spectators. Each test failed
+before the fix it guards."""
 
 from __future__ import annotations
 
