@@ -33,6 +33,21 @@ def wait_done(page, timeout=240_000):
         raise AssertionError(page.inner_text("#analysis")) from None
 
 
+def play_local_game_out(page, plies: int) -> None:
+    """Play a local room's first lit pit, ply after ply, until the game is over (at most
+    ``plies``), and wait until the page has settled."""
+    for _ in range(plies):
+        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
+        if attr(page, "over") == "1":
+            break
+        before = attr(page, "version")
+        page.locator(".pit.lit").first.click()
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+    wait_settled(page)
+
+
 def test_analysis_of_a_finished_kalah_game(open_page):
     page = open_page(speed="off")
     start_game(page, "kalah", mode="local")
@@ -75,18 +90,7 @@ def test_analysis_of_a_finished_kalah_game(open_page):
 def test_analysis_in_japanese(open_page):
     page = open_page(speed="off", lang="ja")
     start_game(page, "kalah", {"seeds": 3}, mode="local")
-    for _ in range(200):
-        if attr(page, "over") == "1":
-            break
-        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
-        if attr(page, "over") == "1":
-            break
-        before = attr(page, "version")
-        page.locator(".pit.lit").first.click()
-        page.wait_for_function(
-            "v => document.querySelector('#app').dataset.version !== v", arg=before
-        )
-    wait_settled(page)
+    play_local_game_out(page, 200)
     page.click("#analyse-btn")
     wait_done(page)
     assert "解析" in page.inner_text("#analysis h2")
@@ -98,16 +102,7 @@ def test_closing_a_running_analysis_cancels_it(open_page, live_server):
     cancel), and the analysis stops."""
     page = open_page(speed="off")
     start_game(page, "kalah", {"seeds": 6}, mode="local")  # a game none of the others analyse
-    for _ in range(300):
-        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
-        if attr(page, "over") == "1":
-            break
-        before = attr(page, "version")
-        page.locator(".pit.lit").first.click()
-        page.wait_for_function(
-            "v => document.querySelector('#app').dataset.version !== v", arg=before
-        )
-    wait_settled(page)
+    play_local_game_out(page, 300)
 
     def is_(method):
         return lambda r: "/api/analysis" in r.url and r.request.method == method
