@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -125,13 +126,11 @@ def start_redis(tmp: Path, cpus: set[int] | None, binary: str) -> tuple[subproce
 
 
 def start_colyseus(
-    tmp: Path, cpus: set[int] | None, redis_url: str | None
+    tmp: Path, cpus: set[int] | None, redis_url: str | None, node: str
 ) -> tuple[subprocess.Popen, int]:
     port = free_port()
     log_path = tmp / f"colyseus-{port}.log"
-    argv = ["node", "server.mjs", "--port", str(port)] + (
-        ["--redis", redis_url] if redis_url else []
-    )
+    argv = [node, "server.mjs", "--port", str(port)] + (["--redis", redis_url] if redis_url else [])
     with open(log_path, "w") as log:  # the child has its own copy
         proc = spawn(
             argv,
@@ -151,17 +150,17 @@ def start_colyseus(
     return proc, port
 
 
-def run_colyseus(args, tmp: Path, presence: str) -> dict:
+def run_colyseus(args, tmp: Path, presence: str, node: str) -> dict:
     server_cpus, store_cpus = cpu_list(args.server_cpus), cpu_list(args.store_cpus)
-    redis = server = None
+    redis = server = gen = None
     try:
         redis_url = None
         if presence == "redis":
             redis, redis_url = start_redis(tmp, store_cpus or server_cpus, args.redis_server)
-        server, port = start_colyseus(tmp, server_cpus, redis_url)
+        server, port = start_colyseus(tmp, server_cpus, redis_url, node)
         gen = spawn(
             [
-                "node",
+                node,
                 "loadgen.mjs",
                 "--url",
                 f"http://127.0.0.1:{port}",
@@ -188,6 +187,7 @@ def run_colyseus(args, tmp: Path, presence: str) -> dict:
             raise RuntimeError(f"loadgen.mjs exited {gen.returncode}")
         return json.loads(out.strip().splitlines()[-1])
     finally:
+        stop(gen)
         stop(server)
         stop(redis)
 
@@ -304,18 +304,29 @@ def main() -> None:
     ap.add_argument("--server-cpus", help="CPUs for the server, e.g. 0")
     ap.add_argument("--generator-cpus", help="CPUs for the load generator, e.g. 1")
     ap.add_argument("--store-cpus", help="CPUs for the store (default: the server's)")
+    ap.add_argument(
+        "--node",
+        default="node",
+        help="the Node binary, or several in turn: node,/opt/node22/bin/node",
+    )
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "valkey-server")
     args = ap.parse_args()
+    # A SIGTERM (timeout, kill) unwinds like Ctrl-C, so the servers started here are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not (APP / "node_modules").is_dir():
         sys.exit(f"no {APP / 'node_modules'}: run `npm ci` in {APP} first (README.md)")
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-peer-"))
-    configs = (["nyumba"] if args.nyumba else []) + [
-        f"colyseus {p}" for p in args.presence.split(",")
-    ]
+    nodes = args.node.split(",")
+    configs: list[tuple[str, str, str]] = [("nyumba", "", "")] if args.nyumba else []
+    for presence in args.presence.split(","):
+        for node in nodes:
+            version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+            name = f"colyseus {presence}" + (f" node {version.strip()}" if len(nodes) > 1 else "")
+            configs.append((name, presence, node))
     results: dict[str, list[dict]] = {}
     for rnd in range(args.rounds):
-        for name in configs:
+        for name, presence, node in configs:
             print(
                 f"--- round {rnd + 1} {name} rooms={args.rooms} "
                 f"rate={args.rate or 'closed loop'} seconds={args.seconds:g} "
@@ -325,7 +336,7 @@ def main() -> None:
             if name == "nyumba":
                 got = run_nyumba(args)
             else:
-                got = print_colyseus(run_colyseus(args, tmp, name.split()[1]), name.split()[1])
+                got = print_colyseus(run_colyseus(args, tmp, presence, node), presence)
             sys.stdout.flush()
             if got:
                 results.setdefault(name, []).append(got)

@@ -20,6 +20,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
+import "./ws-client.mjs";
 import { Client } from "@colyseus/sdk";
 
 import { legal } from "./kalah.mjs";
