@@ -267,6 +267,30 @@ def run_nyumba(args) -> dict | None:
     )
 
 
+def check_rules(games: int, node: str) -> int:
+    """Random games from nyumba's engine, replayed by ``colyseus/kalah.mjs``; its exit status."""
+    import random
+
+    sys.path.insert(0, str(HERE.parents[2]))  # the repository, for `engine`
+    import engine
+
+    played = []
+    for seeds in (4, 6):  # 6 seeds: pits of 13 and more, sown all the way round (K4)
+        game = engine.load("kalah", seeds=seeds)
+        for n in range(games):
+            rand, state = random.Random(n), game.start()
+            moves, boards = [], []
+            while game.outcome(state) is None:
+                move = rand.choice(game.legal_moves(state))
+                moves.append(game.notation(move))
+                state = game.play(state, move)
+                boards.append(game.describe(state))
+            winner = game.outcome(state).winner
+            played.append({"seeds": seeds, "moves": moves, "boards": boards, "winner": winner})
+    replay = [node, "check_rules.mjs"]
+    return subprocess.run(replay, cwd=APP, input=json.dumps(played), text=True).returncode
+
+
 def summarize(results: dict[str, list[dict]]) -> None:
     print("=== summary (median of rounds; ratio: same round, to the first configuration)")
     first = results[next(iter(results))]
@@ -310,9 +334,17 @@ def main() -> None:
         help="the Node binary, or several in turn: node,/opt/node22/bin/node",
     )
     ap.add_argument("--redis-server", default=shutil.which("redis-server") or "valkey-server")
+    ap.add_argument(
+        "--check-rules",
+        type=int,
+        metavar="N",
+        help="only check kalah.mjs: replay N random engine games with 4 seeds and N with 6",
+    )
     args = ap.parse_args()
     # A SIGTERM (timeout, kill) unwinds like Ctrl-C, so the servers started here are stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.check_rules:
+        sys.exit(check_rules(args.check_rules, args.node.split(",")[0]))
     if not (APP / "node_modules").is_dir():
         sys.exit(f"no {APP / 'node_modules'}: run `npm ci` in {APP} first (README.md)")
 
