@@ -126,7 +126,7 @@ def start_redis(tmp: Path, cpus: set[int] | None, binary: str) -> tuple[subproce
 
 
 def start_colyseus(
-    tmp: Path, cpus: set[int] | None, redis_url: str | None, node: str
+    tmp: Path, cpus: set[int] | None, redis_url: str | None, node: str, attempt: int = 0
 ) -> tuple[subprocess.Popen, int]:
     port = free_port()
     log_path = tmp / f"colyseus-{port}.log"
@@ -146,7 +146,12 @@ def start_colyseus(
             raise RuntimeError(f"server.mjs exited: {log_path.read_text()}")
         return "listening" in log_path.read_text()
 
-    wait_for(listening, "server.mjs")
+    try:
+        wait_for(listening, "server.mjs")
+    except RuntimeError as exc:  # the free port was taken before the server bound it
+        if "EADDRINUSE" in str(exc) and attempt < 2:
+            return start_colyseus(tmp, cpus, redis_url, node, attempt + 1)
+        raise
     return proc, port
 
 
