@@ -11,14 +11,14 @@ import { animate } from "./anim.js";
 import { settings } from "./api.js";
 import { BoardView, portraitQuery } from "./board.js";
 import { h } from "./dom.js";
-import { known, onLangChange, t } from "./i18n.js";
+import { known, onLangChange, t, tn } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
-async function call(method, url, body) {
-  const init = { method, headers: { Accept: "application/json" } };
+async function call(method, url, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -44,7 +44,7 @@ function svg(tag, attrs = {}, ...children) {
 function valueText(value, winner) {
   if (winner === 0 || winner === 1) return t("analysis.wins", { side: t(`side.${winner}`) });
   const v = Math.round(value * 10) / 10;
-  return t("analysis.seeds", { v: v > 0 ? `+${v}` : String(v) });
+  return tn("analysis.seeds", v, { v: v > 0 ? `+${v}` : String(v) });
 }
 
 export function openAnalysis(container, record, view, { onClose = () => {}, flipped = false } = {}) {
@@ -54,6 +54,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
   let phase = "running"; // running | busy | done | failed | cancelled
   let note = { key: "analysis.starting", vars: {} };
   let key = null;
+  let cancelToken = null; // what our POST was answered with: only its holder may cancel
   let timer = null;
   let token = { cancelled: false };
   let closed = false;
@@ -93,6 +94,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
   async function start() {
     clearTimeout(timer);
     setPhase("running", { key: "analysis.starting", vars: {} });
+    cancelToken = null;
     let r;
     try {
       r = await call("POST", "/api/analysis", record);
@@ -126,6 +128,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
       return setPhase("failed", { key: "analysis.failed", vars: { msg: d.message || r.status } });
     }
     key = d.key;
+    if (d.cancel_token) cancelToken = d.cancel_token; // in the POST's answer, not in a GET's
     if (d.status === "running") {
       const done = d.done || 0; // fields at their defaults are left out of the answer
       const total = d.total || 0;
@@ -139,6 +142,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
       drawGraph();
       drawList();
       pick(firstError() ?? 1);
+      reveal();
     } else {
       setPhase(d.status, { key: `analysis.${d.status}`, vars: { msg: d.message || "" } });
     }
@@ -148,8 +152,24 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     closed = true;
     clearTimeout(timer);
     token.cancelled = true;
-    if (phase === "running" && key) call("DELETE", `/api/analysis/${key}`).catch(() => {});
+    if (phase === "running" && key && cancelToken) {
+      // Withdraws only this page's wish: another asker's keeps the analysis running.
+      call("DELETE", `/api/analysis/${key}`, undefined, { Authorization: `Bearer ${cancelToken}` })
+        .catch(() => {});
+    }
     if (byUser) onClose();
+  }
+
+  // The box was scrolled to when it opened, still short (on a phone the page could not scroll
+  // that far): once the graph is drawn, bring it into view.
+  function reveal() {
+    const inView = (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    };
+    if (!container.isConnected || container.hidden || inView(graphBox)) return;
+    status.scrollIntoView({ block: "start" });
+    if (!inView(graphBox)) graphBox.scrollIntoView({ block: "end" });
   }
 
   // ---------------------------------------------------------------- drawing
@@ -230,7 +250,10 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     const c = [0, 1].map((side) => {
       const of = (label) => analysis.plies.filter((p) => p.side === side && p.label === label).length;
       return t("analysis.counts", {
-        side: t(`side.${side}`), i: of("inaccuracy"), m: of("mistake"), b: of("blunder"),
+        side: t(`side.${side}`),
+        i: tn("analysis.inaccuracies", of("inaccuracy")),
+        m: tn("analysis.mistakes", of("mistake")),
+        b: tn("analysis.blunders", of("blunder")),
       });
     });
     counts.replaceChildren(...c.map((line) => h("span", {}, line)));
@@ -245,7 +268,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
     else if (p.played === p.best) parts.push(t("analysis.wasBest", { move: p.played }));
     else {
       const how = p.label ? t(`analysis.${p.label}`) : t("analysis.ok");
-      parts.push(t("analysis.played", { move: p.played, how, loss: p.loss }));
+      parts.push(t("analysis.played", { move: p.played, how, loss: tn("analysis.loss", p.loss) }));
       parts.push(t("analysis.best", { move: p.best }));
     }
     caption.textContent = parts.join(" ");

@@ -32,14 +32,6 @@ export async function createRoom(request) {
   );
 }
 
-// The client messages the server's published protocol schema accepts (e.g. whether it takes
-// "hint"), so optional features show only where the server has them.
-export async function clientMessages() {
-  const schema = await asJson(await fetch("/api/protocol.json", { headers: { Accept: "application/json" } }));
-  const mapping = schema?.oneOf?.[0]?.discriminator?.mapping ?? {};
-  return new Set(Object.keys(mapping));
-}
-
 export function recordUrl(room) {
   return `/api/rooms/${encodeURIComponent(room)}/record`;
 }

@@ -3,19 +3,19 @@
 
 import { animate } from "./anim.js";
 import { wireControls } from "./controls.js";
-import { clientMessages, getRecord, replay as replayRecord, settings, tokens } from "./api.js";
+import { getRecord, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, portraitQuery } from "./board.js";
 import { HistoryFeed, HistoryPanel } from "./history.js";
 import { PastView } from "./pastview.js";
 import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
-import { openReplay } from "./replay.js";
 import {
-  renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare, renderStatus,
+  reclaimedSeats, renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare,
+  renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
-import { openAnalysis } from "./analysis.js";
+import { FinishedGame } from "./finished.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -33,7 +33,6 @@ const ui = {
   received: 0, // performance.now() when the latest state arrived (for absence clocks)
   welcomed: false,
   hint: null, // the pit of the computer's suggestion for the position on the board
-  hints: false, // whether the server takes "hint" messages
   note: null, // a transient notice {key, vars} or {text}
   armed: null, // a pit tapped once, waiting for the second tap (tap to select, tap to play)
 };
@@ -54,6 +53,10 @@ const past = new PastView({
     if (ui.anim) ui.anim.cancelled = true;
   },
 });
+const finished = new FinishedGame(room, {
+  flipped: () => board?.flipped,
+  onFail: (kind, err) => setNote({ key: `${kind}.failed`, vars: { msg: err.message } }),
+});
 const feed = new HistoryFeed(history, {
   load: async () => (await replayRecord(await getRecord(room))).states,
   current: () => ui.shown,
@@ -72,6 +75,16 @@ function onMessage(m) {
       render();
       break;
     case "state":
+      if (m.resync) {
+        // The server's store lost its newest moves (a failover): this state is the truth now,
+        // whatever was shown or queued; a move waiting for its answer is answered no more.
+        ui.queue.length = 0;
+        ui.pending = null;
+        ui.acked = null;
+        if (ui.anim) ui.anim.cancelled = true;
+        setNote({ key: "room.resync" });
+      }
+      if (ui.state && !m.resync) noticeChanges(ui.state, m);
       ui.state = m;
       ui.received = performance.now();
       if (ui.pending && (m.last?.id === ui.pending || (ui.acked !== null && m.version >= ui.acked))) {
@@ -93,7 +106,7 @@ function onMessage(m) {
       onError(m);
       break;
     case "offer":
-      if (m.status !== "open") setNote({ key: `offer.${m.status}`, vars: { kind: t(`offer.${m.kind}`) } });
+      if (m.status !== "open") setNote({ key: `offer.${m.status}.${m.kind}` });
       break;
     case "expiring": // the room's longest life ends soon: it and its game go then (sent once)
       setNote({ key: "room.expiring", vars: { min: Math.max(1, Math.round(m.in_ms / 60000)) } });
@@ -104,6 +117,15 @@ function onMessage(m) {
         setNote({ key: "hint.says", vars: { move: m.move } });
       }
       break;
+  }
+}
+
+// What one state says happened since the one before it, where nothing else says so.
+function noticeChanges(prev, next) {
+  // A new game (a rematch): the last game's replay and analysis are put away.
+  if (next.game_no !== prev.game_no) return finished.close();
+  for (const side of reclaimedSeats(prev, next, ui.sides)) {
+    setNote({ key: "seat.reclaimed", vars: { side: t(`side.${side}`) } });
   }
 }
 
@@ -199,7 +221,7 @@ async function drain() {
 }
 
 function makeBoard(s) {
-  board = new BoardView($("#board-wrap"), s.game, { onPick: pick, portrait: portraitQuery().matches });
+  board = new BoardView($("#board-wrap"), s.game, { onPick: pick, portrait: portraitQuery().matches, interactive: true });
   orient();
   const title = known(`game.${s.game}`) ? t(`game.${s.game}`) : s.game;
   $("#game-title").textContent = title;
@@ -306,7 +328,6 @@ function view() {
     welcomed: ui.welcomed,
     room,
     myTurn: canPlay(),
-    hints: ui.hints,
     online: conn.isOpen,
   };
 }
@@ -348,8 +369,8 @@ function wire() {
       render();
     }
   });
-  $("#replay-btn").addEventListener("click", () => openFinished("replay"));
-  $("#analyse-btn").addEventListener("click", () => openFinished("analysis"));
+  $("#replay-btn").addEventListener("click", () => finished.open("replay"));
+  $("#analyse-btn").addEventListener("click", () => finished.open("analysis"));
 
   $("#tap-confirm").addEventListener("change", () => {
     ui.armed = null;
@@ -369,29 +390,6 @@ function wire() {
   }, 1000);
 }
 
-// After a game: its replay or the computer's analysis of it (client/replay.js, client/analysis.js).
-let analysisView = null;
-async function openFinished(kind) {
-  const box = $("#" + kind);
-  try {
-    const record = await getRecord(room);
-    const data = await replayRecord(record);
-    const onClose = () => show(box, false);
-    if (kind === "replay") openReplay(box, data, { onClose, record });
-    else {
-      analysisView?.stop();
-      analysisView = openAnalysis(box, record, data, { onClose, flipped: board?.flipped });
-    }
-    show(box, true);
-    box.scrollIntoView({ block: "start" });
-  } catch (err) {
-    setNote({ key: `${kind}.failed`, vars: { msg: err.message } });
-  }
-}
-
 wire();
 if (room) conn.start();
 else onError({ code: "no-room" });
-clientMessages() // whether this server takes hints
-  .then((kinds) => ((ui.hints = kinds.has("hint")), render()))
-  .catch(() => {});

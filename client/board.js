@@ -81,9 +81,12 @@ export function lastMovePits(last) {
 export class BoardView {
   // onPick(pit) is called when a lit pit is chosen (click, Enter or Space).
   // portrait: turn the board a quarter turn (South's row runs down the left) to use a phone's height.
-  constructor(container, game, { onPick = () => {}, flipped = false, portrait = false } = {}) {
+  // interactive: pits are buttons (the room's board); otherwise pictures with labels (rules
+  // diagrams, replays, the analysis), which are neither controls nor tab stops.
+  constructor(container, game, { onPick = () => {}, flipped = false, portrait = false, interactive = false } = {}) {
     this.game = game;
     this.portrait = portrait;
+    this.interactive = interactive;
     this.owners = null; // words for each side's store/tray/hand (a player's name), or side names
     this.family = familyOf(game);
     this.layout = LAYOUTS[this.family];
@@ -93,22 +96,24 @@ export class BoardView {
     this.board = null;
     this.marks = { lit: new Set(), from: null, to: null, armed: null };
     this.cells = new Map();
+    this.stop = null; // the board's one tab stop (a pit), moved by the arrow keys
     this.info = h("p", { class: "board-info", "aria-live": "off" });
     this.grid = h("div", { class: `board board-${this.family}`, role: "group" });
     for (const cell of this.layout.cells) this.grid.append(this.makeCell(cell));
+    if (interactive) this.grid.addEventListener("keydown", (e) => this.onKey(e));
     container.replaceChildren(this.info, this.grid);
     this.place();
   }
 
   makeCell(cell) {
-    const el =
-      cell.kind === "pit"
-        ? h("button", { type: "button", class: "pit", "aria-disabled": "true" })
-        : h("div", { class: `${cell.kind} side${cell.owner}`, role: "img" });
+    const button = cell.kind === "pit" && this.interactive;
+    const el = button
+      ? h("button", { type: "button", class: "pit", "aria-disabled": "true", tabindex: "-1" })
+      : h("div", { class: `${cell.kind} side${cell.owner}`, role: "img" });
     el.dataset.pit = cell.name;
     el.dataset.owner = cell.owner;
     if (cell.kind === "pit") {
-      el.classList.add(`side${cell.owner}`);
+      el.classList.add("pit", `side${cell.owner}`);
       if (this.family === "bao") {
         const n = Number(cell.name.slice(1));
         if (cell.name[0] === "A" || cell.name[0] === "a") {
@@ -116,9 +121,11 @@ export class BoardView {
           if (n === 1 || n === 8) el.classList.add("kichwa");
         }
       }
-      el.addEventListener("click", () => {
-        if (this.marks.lit.has(cell.name)) this.onPick(cell.name);
-      });
+      if (button) {
+        el.addEventListener("click", () => {
+          if (this.marks.lit.has(cell.name)) this.onPick(cell.name);
+        });
+      }
     }
     const parts = {
       count: h("span", { class: "count", "aria-hidden": "true" }),
@@ -126,9 +133,12 @@ export class BoardView {
       name: h("span", { class: "name", "aria-hidden": "true" }, cell.kind === "pit" ? cell.name : ""),
       mark: h("span", { class: "mark", "aria-hidden": "true" }),
     };
-    el.append(parts.dots, parts.count, parts.name, parts.mark);
+    // The name comes before the count in the text, apart ("a 4"), as the label says them
+    // ("South pit a: 4"): what a voice-control user reads on the pit is part of its name. The
+    // name is drawn under the count whatever the order (it is placed absolutely).
+    el.append(parts.dots, parts.name, " ", parts.count, parts.mark);
     const home = this.family === "bao" && /^[Aa]5$/.test(cell.name); // where the nyumba is (B4)
-    this.cells.set(cell.name, { ...cell, home, el, parts });
+    this.cells.set(cell.name, { ...cell, home, el, parts, at: [cell.row, cell.col] });
     return el;
   }
 
@@ -157,6 +167,7 @@ export class BoardView {
       if (turned) [row, col, r, w] = [col, rows + 2 - row - r, w, r];
       c.el.style.gridRow = `${row} / span ${r}`;
       c.el.style.gridColumn = `${col} / span ${w}`;
+      c.at = [row, col];
     }
     this.grid.classList.toggle("flipped", this.flipped);
     this.grid.classList.toggle("portrait", turned);
@@ -245,6 +256,10 @@ export class BoardView {
     const dots = c.kind === "pit" && n <= MAX_DOTS ? n : 0;
     if (c.parts.dots.childElementCount !== dots) {
       c.parts.dots.replaceChildren(...Array.from({ length: dots }, () => h("i")));
+      // Up to four seeds in a row, more in two rows (of up to six), so that the count keeps
+      // clear of the pit's name even in a phone's 55 px Bao nyumba.
+      c.parts.dots.style.setProperty("--per-row", String(Math.max(1, dots <= 4 ? dots : Math.ceil(dots / 2))));
+      c.el.classList.toggle("two-rows", dots > 4);
     }
     c.el.classList.toggle("empty", n === 0);
     c.el.classList.toggle("heap", c.kind === "pit" && n > MAX_DOTS);
@@ -271,14 +286,50 @@ export class BoardView {
       const isLit = lit.has(c.name);
       c.el.classList.toggle("lit", isLit);
       c.el.classList.toggle("armed", isLit && c.name === armed);
-      if (c.kind === "pit") c.el.setAttribute("aria-pressed", isLit && c.name === armed ? "true" : "false");
+      const button = c.kind === "pit" && this.interactive;
+      if (button) c.el.setAttribute("aria-pressed", isLit && c.name === armed ? "true" : "false");
       c.el.classList.toggle("last-from", c.name === from);
       c.el.classList.toggle("last-to", c.name === to && to !== from);
-      if (c.kind === "pit") c.el.setAttribute("aria-disabled", isLit ? "false" : "true");
+      if (button) c.el.setAttribute("aria-disabled", isLit ? "false" : "true");
       const here = [c.name === from ? "▲" : "", c.name === to ? "●" : ""].join("");
       c.parts.mark.textContent = here;
     }
+    if (this.interactive) this.rove();
     this.refreshLabels();
+  }
+
+  // The pits the arrow keys move between, in reading order on screen: the playable ones, or
+  // every pit while none is (to read the board pit by pit).
+  keyPits() {
+    const pits = [...this.cells.values()].filter((c) => c.kind === "pit" && !c.el.hidden);
+    pits.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
+    const lit = pits.filter((c) => this.marks.lit.has(c.name));
+    return lit.length ? lit : pits;
+  }
+
+  // One tab stop for the whole board (a roving tabindex): the pit the arrows last reached while
+  // it is still among keyPits(), else the first of them.
+  rove(to = null) {
+    const pits = this.keyPits();
+    const stop = to ?? (pits.includes(this.stop) ? this.stop : pits[0]);
+    for (const c of this.cells.values()) if (c.kind === "pit") c.el.tabIndex = c === stop ? 0 : -1;
+    this.stop = stop ?? null;
+    return stop;
+  }
+
+  onKey(e) {
+    const steps = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    if (!(e.key in steps) && e.key !== "Home" && e.key !== "End") return;
+    const pits = this.keyPits();
+    if (!pits.length) return;
+    e.preventDefault();
+    const here = pits.findIndex((c) => c.el === document.activeElement);
+    let i;
+    if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = pits.length - 1;
+    else if (here < 0) i = 0;
+    else i = (here + steps[e.key] + pits.length) % pits.length;
+    this.rove(pits[i]).el.focus();
   }
 
   refreshLabels() {
@@ -304,10 +355,5 @@ export class BoardView {
     if (c.name === this.marks.from) words.push(t("pit.lastFrom"));
     else if (c.name === this.marks.to) words.push(t("pit.last"));
     return words.join(listSep());
-  }
-
-  focusFirstLit() {
-    const first = [...this.cells.values()].find((c) => this.marks.lit.has(c.name));
-    first?.el.focus();
   }
 }

@@ -1,6 +1,7 @@
-// The move history panel: every ply of the game, numbered, by side. Plies one side makes in a
-// row (Kalah's extra turns) share one numbered line; a Bao move's laps (captures, relays, where
-// it stopped) are listed under it; captures, NYAKUA, tax and safari are said in words. Choosing a
+// The move history panel: every ply of the game, by side. Moves are numbered by ply, as
+// everywhere else (the analysis, the replay, "move 4 of 10"): move 4 is the fourth move made,
+// whoever made it. Plies one side makes in a row (Kalah's extra turns) share one line; a Bao
+// move's laps (captures, relays, where it stopped) are listed under it; captures, NYAKUA, tax and safari are said in words. Choosing a
 // ply asks the page to show the position after it (read-only); the live page and the replay use
 // the same panel.
 //
@@ -84,7 +85,6 @@ export class HistoryPanel {
     this.list.replaceChildren(
       ...groups.map((g, n) =>
         h("li", { class: `turn side${g.side}`, dataset: { side: g.side, turn: n + 1 } },
-          h("span", { class: "turn-no" }, `${n + 1}.`),
           h("span", { class: "turn-side" }, sideName(g.side)),
           h("span", { class: "turn-plies" }, ...g.plies.map((i, k) => this.plyButton(i, k, g.plies.length, sideName)))),
       ),
@@ -104,20 +104,22 @@ export class HistoryPanel {
       ? h("span", { class: "ply-laps", "aria-hidden": "true" },
         ...laps.map((l) => h("span", { class: `lap lap-${l.kind}` }, l.n ? `${l.text}(${l.n})` : l.text)))
       : null;
+    // The button's text is its name (no aria-label), so what is read out starts with what is
+    // shown: the side (for screen readers only), then "3. A captured 2 · extra turn".
     const chained = count > 1 ? t("history.chain", { k: k + 1, n: count }) : "";
-    const label = [t("history.ply", { i, side: sideName(last.side), move: last.move }), chained, ...facts]
-      .filter(Boolean).join(", ");
     return h("button", {
       type: "button",
       class: `ply${facts.length ? " has-facts" : ""}${laps.some((l) => l.kind === "capture") ? " capture" : ""}`,
       dataset: { ply: i, move: last.move },
-      "aria-label": label,
       onclick: () => this.onPick(i),
     },
     k > 0 ? h("span", { class: "chain", "aria-hidden": "true" }, "↪") : null,
+    h("span", { class: "sr-only" }, `${sideName(last.side)} `),
+    h("span", { class: "ply-no" }, `${i}.`),
     h("span", { class: "ply-move" }, last.move),
     ...marks,
     facts.length ? word : null,
+    chained ? h("span", { class: "sr-only" }, `, ${chained}`) : null,
     lapLine);
   }
 }

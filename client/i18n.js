@@ -65,6 +65,16 @@ export function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 
+// A phrase with a count, in the form the language uses for that number: tn("analysis.blunders",
+// 1) -> "1 blunder" from the keys "analysis.blunders.one" and "analysis.blunders.other" (the
+// plural categories of Intl.PluralRules; Japanese has only "other"). `n` may be text ("+1.5").
+const pluralRules = {};
+export function tn(key, n, vars = {}) {
+  pluralRules[current] ??= new Intl.PluralRules(current);
+  const form = pluralRules[current].select(Math.abs(Number(String(n).replace("+", ""))));
+  return t(has(`${key}.${form}`) ? `${key}.${form}` : `${key}.other`, { n, ...vars });
+}
+
 export function applyI18n(root) {
   document.documentElement.lang = current;
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);

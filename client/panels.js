@@ -1,6 +1,6 @@
 // The room page's panels around the board: status and result lines, seats, offers, buttons and
 // the share box. Each takes the state on the board and a view of this connection:
-// {sides, received (performance.now() when the state arrived), welcomed, room, myTurn}.
+// {sides, received (performance.now() when the state arrived), welcomed, room, myTurn, online}.
 
 import { recordUrl } from "./api.js";
 import { $, clock, h, show } from "./dom.js";
@@ -64,9 +64,7 @@ export function renderOffer(s, v) {
     return;
   }
   const mine = v.sides.includes(o.by);
-  $("#offer-text").textContent = mine
-    ? t("offer.waiting", { kind: t(`offer.${o.kind}`) })
-    : t("offer.incoming", { who: t("who.opponent"), kind: t(`offer.${o.kind}`) });
+  $("#offer-text").textContent = t(`offer.${mine ? "waiting" : "incoming"}.${o.kind}`);
   show($("#accept"), !mine);
   show($("#decline"), !mine);
   box.dataset.kind = o.kind;
@@ -85,6 +83,15 @@ function seatRole(seat, v) {
     return seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
   }
   return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
+}
+
+// The others' seats the computer held (for an absent player) in `prev` and a person holds in
+// `next`: the server sends no message of its own for a reclaim, only the seats in the state.
+export function reclaimedSeats(prev, next, sides) {
+  return next.seats
+    .filter((seat) => prev.seats[seat.side]?.holder === "computer" && seat.holder === "person")
+    .map((seat) => seat.side)
+    .filter((side) => !sides.includes(side));
 }
 
 export function renderSeats(s, v) {
@@ -118,7 +125,10 @@ export function renderControls(s, v) {
   const solo = s.mode === "computer" || s.mode === "local";
   const offerOpen = Boolean(s.offer);
   const byAgreement = over && ["resignation", "agreement"].includes(s.outcome.adjudication);
-  const sat = seated(v);
+  // While the computer plays every seat this connection owns, its owner first takes a seat back:
+  // until then the game's buttons are not theirs to use.
+  const held = seated(v) && v.sides.every((side) => s.seats[side]?.holder === "computer");
+  const sat = seated(v) && !held;
   show($("#undo"), sat && solo && s.plies > 0 && !byAgreement);
   show($("#resign"), sat && !over);
   show($("#draw"), sat && !over && (friend || s.mode === "local"));
@@ -136,8 +146,9 @@ export function renderControls(s, v) {
   show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
-  // Hints: computer and local rooms, on one's turn, where the server's protocol has them.
-  show($("#hint"), solo && v.hints && v.myTurn);
+  // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
+  // "hint" there), so the page need not fetch the protocol's schema to learn it.
+  show($("#hint"), solo && v.myTurn);
   show($("#replay-btn"), over);
   const dl = $("#download");
   show(dl, s.plies > 0 || over);

@@ -3,7 +3,7 @@
 
 import { lastMovePits } from "./board.js";
 import { $ } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 export class PastView {
   // history: the HistoryPanel; board(): the BoardView; live(): the state on show; render():
@@ -47,8 +47,12 @@ export class PastView {
     board.show(st.board);
     board.mark({ lit: new Set(), ...lastMovePits(st.last) });
     const last = st.last;
-    $("#viewing-text").textContent = last
+    const where = last
       ? t("history.viewing", { i: this.index, n: this.history.plies, side: t(`side.${last.side}`), move: last.move })
       : t("history.viewingStart");
+    // Only a game still being played goes on while one looks back.
+    const live = this.live();
+    const goesOn = live && !live.outcome ? t("history.goesOn") : "";
+    $("#viewing-text").textContent = [where, goesOn].filter(Boolean).join(lang() === "ja" ? "" : " ");
   }
 }

@@ -28,6 +28,7 @@ export function openReplay(container, data, { onClose = () => {}, flipped = fals
   const boardBox = h("div", { class: "board-wrap" });
   const slider = h("input", {
     type: "range", min: 0, max: Math.max(0, states.length - 1), value: 0, class: "replay-slider",
+    "data-i18n-aria": "replay.slider", "aria-label": t("replay.slider"),
   });
   const button = (key, onclick, cls) => h("button", { type: "button", class: cls, "data-i18n": key, onclick }, t(key));
   const controls = h("div", { class: "replay-controls" },

@@ -199,7 +199,8 @@ export const RULES_EN = {
     h: "Reading the screen",
     p: [
       "Pits you may play have a dashed outline. ▲ marks where the last move started and ● where its last seed fell. With “tap to select, tap again to play” (on for touch screens, in Settings) the first tap raises the pit and the second plays it.",
-      "Moves played lists every move; choose one to look at the position after it, then “Back to the live game”. Hint (against the computer and on one device) marks a suggested pit with ?.",
+      "Moves played lists every move by its number (move 4 is the fourth move made, by either side); choose one to look at the position after it, then “Back to the live game”. Hint (against the computer and on one device) marks a suggested pit with ?.",
+      "By keyboard, the board is one stop for Tab: the arrow keys move between the pits you may play (Home and End go to the first and the last) and Enter plays the pit.",
     ],
   },
   "tips-bao": {

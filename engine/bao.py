@@ -81,6 +81,16 @@ KUJIFUNZA = core.Rules(
 RULES = {r.name: r for r in (KISWAHILI, KUJIFUNZA)}
 
 
+def read_move(text: str) -> Move:
+    """The move ``text`` writes, legal or not (B6); BadNotation for text that is no Bao move."""
+    if text == "pass":
+        return PASS
+    m = MOVE_TEXT.fullmatch(text) if isinstance(text, str) else None
+    if m is None or (m[3] and m[4]):
+        raise BadNotation(f"{text!r} is not a Bao move (e.g. A7L, a5R+, A5L2, pass)")
+    return Move(m[1], m[2], bool(m[4]), bool(m[3]))
+
+
 class _Table:
     """Everything ``legal_moves`` learned about one position (kept on the state)."""
 
@@ -221,12 +231,12 @@ class Bao:
         return move.pit, choice
 
     def parse(self, state: State, text: str) -> Move:
-        if text == "pass":
-            return PASS
-        m = MOVE_TEXT.fullmatch(text) if isinstance(text, str) else None
-        if m is None or (m[3] and m[4]):
-            raise BadNotation(f"{text!r} is not a Bao move (e.g. A7L, a5R+, A5L2, pass)")
-        return Move(m[1], m[2], bool(m[4]), bool(m[3]))
+        """The legal move ``text`` names: BadNotation for text that is no Bao move,
+        IllegalMove for a move not legal in ``state`` (looked up in the table the
+        state keeps, so ``apply`` afterwards does not build it again)."""
+        move = read_move(text)
+        self._raw(state, self._table(state), move)
+        return move
 
     def describe(self, state: State) -> str:
         return describe(state)
@@ -340,4 +350,15 @@ def make(profile: str, options: dict[str, Any]) -> Bao:
     return Bao(profile, options, RULES[profile])
 
 
-__all__ = ["KISWAHILI", "KUJIFUNZA", "NAMES", "PASS", "RULES", "Bao", "Move", "State", "make"]
+__all__ = [
+    "KISWAHILI",
+    "KUJIFUNZA",
+    "NAMES",
+    "PASS",
+    "RULES",
+    "Bao",
+    "Move",
+    "State",
+    "make",
+    "read_move",
+]

@@ -8,7 +8,8 @@ stateless object whose methods take and return immutable states::
     game.legal_moves(state) -> tuple[move]    # sorted; empty exactly when over
     game.play(state, move) -> state           # IllegalMove for anything else
     game.outcome(state) -> Outcome | None
-    game.notation(move) -> str ; game.parse(state, text) -> move
+    game.notation(move) -> str
+    game.parse(state, text) -> move           # a legal move: BadNotation / IllegalMove
     game.describe(state) -> str ; game.position(text) -> state
     game.steps(state, move) -> tuple[Step, ...]
     game.board(state) -> dict                 # what a client draws

@@ -2,7 +2,7 @@
 SIGKILLed and restarted, the store SIGKILLed and restarted on its append-only
 file with moves in flight (a ``redis-server`` of the run's own).
 
-Used by tests/server/test_chaos.py (a short sample) and tests/bench/chaos.py.
+Used by tests/server/live/test_chaos.py (a short sample) and tests/bench/chaos.py.
 Afterwards every room's history is replayed through the engine to its stored
 position, and every intent a client saw acknowledged must be in it exactly
 once; and every move acknowledged from the store's kill on must have reached
@@ -47,7 +47,7 @@ class Store:
         self.proc: subprocess.Popen | None = None
         self.embedded = None
         if self.binary is None:
-            from server.embedded import EmbeddedValkey
+            from server.store.embedded import EmbeddedValkey
 
             self.embedded = EmbeddedValkey(data_dir, port=self.port, fsync="always")
 

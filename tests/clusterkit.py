@@ -4,7 +4,8 @@
 formed with plain cluster commands (ADDSLOTSRANGE, MEET, REPLICATE), with a
 short node timeout so a killed master's replica takes over in seconds; it
 can move slots between masters the way ``valkey-cli --cluster reshard`` does
-(SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE) and SIGKILL a master.
+(SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE), SIGKILL a master and wait
+for its replica to take over, and name any of its nodes as seeds in one URL.
 
 ``SentinelGroup``: one master, one replica and three Sentinels.
 
@@ -17,12 +18,14 @@ parent-death signal, and ``stop()`` ends them all.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -120,6 +123,13 @@ class _Server:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(5)
 
+    def pause(self) -> None:
+        """SIGSTOP: connections are still accepted (by the kernel), nothing answers."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.alive:
             self.proc.terminate()
@@ -161,6 +171,10 @@ class ValkeyCluster:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.servers[0].port}/0"
+
+    def seeds_url(self, servers: list[_Server]) -> str:
+        """A URL naming ``servers``, in that order, as the cluster's seeds."""
+        return "redis://" + ",".join(f"127.0.0.1:{s.port}" for s in servers) + "/0"
 
     def start(self) -> ValkeyCluster:
         for s in self.servers:
@@ -220,6 +234,27 @@ class ValkeyCluster:
                 return self.by_port(int(master[1]))
         raise KeyError(slot)
 
+    def replica_of(self, master: _Server) -> _Server:
+        return next(
+            s
+            for s in self.servers
+            if s.alive
+            and s is not master
+            and s.client().info("replication").get("master_port") == master.port
+        )
+
+    def fail_over(self, master: _Server, timeout: float = 30) -> _Server:
+        """SIGKILL ``master``; once its replica is master and the cluster ok, that replica."""
+        replica = self.replica_of(master)
+        master.kill()
+        _wait(
+            lambda: replica.client().info("replication")["role"] == "master",
+            timeout,
+            f"the replica on {replica.port} promoted",
+        )
+        self.wait_ok(timeout)
+        return replica
+
     def masters(self) -> list[_Server]:
         return [
             s
@@ -259,17 +294,101 @@ class ValkeyCluster:
             s.stop()
 
 
-class SentinelGroup:
-    """One master, one replica, three Sentinels watching ``service``."""
+class HeldLink:
+    """A TCP relay a replica reaches its master through, whose master-to-replica
+    direction can be held: the master keeps writing to the replication link,
+    the data waits in the relay's socket buffers, and the replica receives
+    nothing (its link still looks up to it and to the Sentinels). ``cut()``
+    drops every connection without passing on what waited — so a master
+    SIGKILLed while the link is held takes its last writes with it, as a master
+    does whose replica lagged behind."""
 
-    def __init__(self, tmp: Path, service: str = "nyumba", down_after_ms: int = 1000):
+    def __init__(self, target_port: int):
+        self.target = ("127.0.0.1", target_port)
+        self.port = 0
+        self._open = threading.Event()
+        self._open.set()
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+
+    def start(self) -> HeldLink:
+        self._thread.start()
+        assert self._ready.wait(10)
+        return self
+
+    def hold(self) -> None:
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def cut(self) -> None:
+        """Abort every relayed connection now; what the master sent meanwhile is lost."""
+        assert self._loop is not None
+
+        def abort() -> None:
+            for w in list(self._writers):
+                w.transport.abort()
+            self._writers.clear()
+
+        self._loop.call_soon_threadsafe(abort)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+
+        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                up_r, up_w = await asyncio.open_connection(*self.target)
+            except OSError:
+                writer.transport.abort()
+                return
+            self._writers |= {writer, up_w}
+            await asyncio.gather(
+                self._copy(reader, up_w, held=False),
+                self._copy(up_r, writer, held=True),
+                return_exceptions=True,
+            )
+
+        server = await asyncio.start_server(pipe, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await asyncio.Event().wait()  # a daemon thread: ends with the process
+
+    async def _copy(self, src: asyncio.StreamReader, dst: asyncio.StreamWriter, held: bool) -> None:
+        try:
+            while True:
+                while held and not self._open.is_set():
+                    await asyncio.sleep(0.01)  # read nothing: the data waits in the kernel
+                data = await src.read(65536)
+                if not data:
+                    break
+                if held and not self._open.is_set():
+                    continue  # held while this read was pending: never passed on
+                dst.write(data)
+                await dst.drain()
+        except OSError:
+            pass
+        finally:
+            dst.transport.abort()
+
+
+class SentinelGroup:
+    """One master, one replica, three Sentinels watching ``service``. With
+    ``held=True`` the replica reaches the master through a ``HeldLink``
+    (``group.link``), so a test can hold the replication link."""
+
+    def __init__(
+        self, tmp: Path, service: str = "nyumba", down_after_ms: int = 1000, held: bool = False
+    ):
         self.tmp = Path(tmp)
         self.service = service
         ports = free_ports(5)
         self.master = _Server(ports[0], self.tmp / "master", "--appendonly", "no")
-        self.replica = _Server(
-            ports[1], self.tmp / "replica", "--replicaof", "127.0.0.1", str(ports[0])
-        )
+        self.link = HeldLink(ports[0]) if held else None
+        self.replica = _Server(ports[1], self.tmp / "replica")
+        self.replica_of = ports[0]
         self.sentinels = []
         for p in ports[2:]:
             d = self.tmp / f"sentinel-{p}"
@@ -290,7 +409,10 @@ class SentinelGroup:
 
     def start(self) -> SentinelGroup:
         self.master.start()
-        self.replica.start()
+        port = self.replica_of
+        if self.link is not None:
+            port = self.link.start().port
+        self.replica.start("--replicaof", "127.0.0.1", str(port))
         _wait(
             lambda: self.replica.client().info("replication")["master_link_status"] == "up",
             15,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from wsclient import Client, create_room
 
-from server import protocol as P
+from server.rooms import protocol as P
 
 KINDS = ("join", "move", "resign", "offer", "reply", "undo", "hand_over", "reclaim", "ping")
 

@@ -73,7 +73,7 @@ class ServerProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:  # the child keeps its own copy
             self.proc = subprocess.Popen(
-                [self.python, "-m", "server.cli", "serve", "--port", str(self.port)],
+                [self.python, "-m", "server.run.cli", "serve", "--port", str(self.port)],
                 cwd=self.root,
                 env=env,
                 stdout=log,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import engine
 from engine import records
-from server import cli
+from server.run import cli
 
 DATA = Path(__file__).parent / "engine" / "data"
 
@@ -61,7 +61,13 @@ def test_standard_input(capsys, monkeypatch):
 
 def test_the_installed_command():
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "replay", str(DATA / "nakakamado_app_nyakua.json")],
+        [
+            sys.executable,
+            "-m",
+            "server.run.cli",
+            "replay",
+            str(DATA / "nakakamado_app_nyakua.json"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -130,13 +130,15 @@ async def keep_analysing(base: str, who: int, stop: asyncio.Event, took: list[fl
                 await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 continue
             status = r.json()
+            token = status.get("cancel_token")  # only the POST's answer has it
             while status["status"] == "running" and not stop.is_set():
                 await asyncio.sleep(0.5)
                 status = (
                     await http.get(f"{base}/api/analysis/{status['key']}", headers=headers)
                 ).json()
-            if status["status"] == "running":  # stopped meanwhile: leave nothing behind
-                await http.delete(f"{base}/api/analysis/{status['key']}", headers=headers)
+            if status["status"] == "running" and token:  # stopped meanwhile: leave nothing
+                auth = {**headers, "Authorization": f"Bearer {token}"}
+                await http.delete(f"{base}/api/analysis/{status['key']}", headers=auth)
             elif status["status"] == "done":
                 finished += 1
                 took.append(time.perf_counter() - t0)

@@ -5,7 +5,7 @@ over 20,000 joins.
                                 [--root DIR] [--slowest N]
 
 One ``nyumba serve`` on its embedded Valkey, every budget at its default
-(``server/arrivals.py``), and the victims of the abuse bench playing throughout
+(``server/live/arrivals.py``), and the victims of the abuse bench playing throughout
 (``victims.py``: friend rooms at 1 move/s, a local room asking hints, a computer room).
 
 1. Churn. After a baseline of ``--seconds``, an attacker (a process of its own, another
@@ -26,7 +26,7 @@ the machine's load (a shared 2-core VM here): compare the before and during of o
 Measured on a 2-core VM shared with other work (load 0.2-4.9), default settings:
 
 =========================  =================================  ================================
-                           before (the branch point, abe70ce)  with server/arrivals.py and the
+                           before (the branch point, abe70ce)  with server/live/arrivals.py and the
                                                                cycles of handshake.py broken
 =========================  =================================  ================================
 attacker's joins           4,000 in 15 s (all within 2.9-4.4   200 (all within 0.1-0.2 s), then
@@ -74,7 +74,7 @@ from rawws import RawSocket  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 from victims import EVIL, Victims, pct, rss_kb  # noqa: E402
 
-from server.config import Settings  # noqa: E402
+from server.ops.config import Settings  # noqa: E402
 
 MEMORY_ADDRESSES = 1000
 JOINS_PER_ROOM = 100  # in the whole memory phase: under a room's visitors per minute (128)

@@ -5,13 +5,13 @@
 Starts a node (this script again, with ``--serve``: ``nyumba serve`` in a process that
 answers SIGUSR1 with a census), makes ``--joins`` connections that each join a room and
 close, then asks for the census: the types in the collector's middle generation (what
-outlived a young pass since the last full one: server/collector.py), and the types a full
+outlived a young pass since the last full one: server/ops/collector.py), and the types a full
 pass would free (``gc.DEBUG_SAVEALL``; cycles that a finalizer breaks, a suspended
 generator's, are freed without being listed there, so the middle generation is the
 better witness). With ``--show TYPE`` it also prints the reference cycles through one
 object of that type (its strongly connected part of the middle generation, each edge
 labelled with the attribute, key or local that makes it). The cycles broken in
-server/handshake.py were found this way.
+server/web/handshake.py were found this way.
 """
 
 from __future__ import annotations

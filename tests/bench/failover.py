@@ -29,7 +29,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).res
 from chaoskit import Chaos  # noqa: E402
 from clusterkit import SentinelGroup, ValkeyCluster  # noqa: E402
 
-from server.cluster import slot_of  # noqa: E402
+from server.store.cluster import slot_of  # noqa: E402
 
 
 class Started:

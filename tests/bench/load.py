@@ -324,7 +324,7 @@ def role(pid: int) -> str:
     ):
         if needle in text:
             return name
-    return "worker" if "server.cli" in text else text[:20]
+    return "worker" if "server.run.cli" in text else text[:20]
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -413,7 +413,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     embedded = None
     if url is None:
         # One embedded store shared by every node.
-        from server.embedded import EmbeddedValkey
+        from server.store.embedded import EmbeddedValkey
 
         embedded = EmbeddedValkey(tmp / "valkey", fsync=args.fsync).start()
         url = embedded.url

@@ -2,8 +2,8 @@
 (``EVALSHA``: check the revision, write, expire, publish), issued by C
 coroutines at once, each on a room of its own, through
 
-* ``server.resp.Link`` on one Valkey (the single-server path),
-* ``server.cluster.ClusterLink`` on a 3-master Valkey Cluster,
+* ``server.store.resp.Link`` on one Valkey (the single-server path),
+* ``server.store.cluster.ClusterLink`` on a 3-master Valkey Cluster,
 * redis-py's ``RedisCluster`` (asyncio) on the same cluster,
 * coredis's ``RedisCluster`` on the same cluster, when coredis is installed.
 
@@ -31,10 +31,10 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 from clusterkit import ValkeyCluster  # noqa: E402
 
-from server.cluster import ClusterLink  # noqa: E402
-from server.embedded import EmbeddedValkey  # noqa: E402
-from server.resp import Link  # noqa: E402
-from server.store import _CAS, _CAS_SHARDED  # noqa: E402
+from server.store.cluster import ClusterLink  # noqa: E402
+from server.store.embedded import EmbeddedValkey  # noqa: E402
+from server.store.resp import Link  # noqa: E402
+from server.store.store import _CAS, _CAS_SHARDED  # noqa: E402
 
 PREFIX = "rtt:"
 errors: dict[str, int] = {}  # commands that failed, by client and error
@@ -175,7 +175,7 @@ async def compare(args, link, clink, rpc, core) -> None:
 
 
 async def ack_cost(args, cluster_url: str) -> None:
-    from server.store import Store
+    from server.store.store import Store
 
     store = Store(cluster_url, PREFIX + "ack:")
     await store.start()

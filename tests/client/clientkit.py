@@ -108,3 +108,47 @@ def play_out(pages, max_plies=600, timeout=120.0):
         p.wait_for_selector("#app[data-over='1']")
         wait_settled(p)
     return plies
+
+
+def play_move(page, move):
+    """Play `move` by its notation through the "list of moves" buttons."""
+    wait_settled(page)
+    page.wait_for_selector("#app[data-myturn='1']")
+    if not page.is_visible("#move-buttons"):
+        page.click("#move-list summary")
+    before = attr(page, "version")
+    page.click(f"#move-buttons button[data-move='{move}']")
+    page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+    wait_settled(page)
+
+
+def finish_local_game(page, game="kalah", options=None, moves=()):
+    """A local game played to its end: `moves` first, then always the first lit pit (the same
+    game every time). Returns the number of plies."""
+    start_game(
+        page, game, {"seeds": 3} if options is None and game == "kalah" else options, mode="local"
+    )
+    for move in moves:
+        play_move(page, move)
+    for _ in range(400):
+        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
+        if attr(page, "over") == "1":
+            break
+        before = attr(page, "version")
+        play_first(page)
+        page.wait_for_function(
+            "v => { const a = document.querySelector('#app'); return a.dataset.version !== v || a.dataset.over === '1'; }",
+            arg=before,
+        )
+    page.wait_for_selector("#app[data-over='1']")
+    wait_settled(page)
+    return int(attr(page, "plies"))
+
+
+def open_analysis(page, timeout=240_000):
+    """Open the finished game's analysis and wait until it is done."""
+    page.click("#analyse-btn")
+    try:
+        page.wait_for_selector("#analysis[data-state='done']", timeout=timeout)
+    except Exception:
+        raise AssertionError(page.inner_text("#analysis")) from None

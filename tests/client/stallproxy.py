@@ -5,7 +5,8 @@ the stalled ones stay dead, as a real dead link's would).
 
 It also reads the WebSocket messages it forwards: ``sent`` holds every text message a client
 sent (unmasked), and ``lose_states(n)`` swallows the next ``n`` ``state`` messages from the
-server while everything else passes, as a server whose fan-out lost them would."""
+server while everything else passes, as a server whose fan-out lost them would;
+``lose_states_until_join()`` swallows every ``state`` until a client next sends ``join``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class StallProxy:
         self.closed = False
         self.sent: list[bytes] = []  # text messages clients sent, in order
         self.to_lose = 0  # server state messages still to swallow
+        self.until_join = False  # swallow state messages until a client joins again
         self.lost: list[bytes] = []
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
@@ -44,6 +46,13 @@ class StallProxy:
 
     def lose_states(self, n: int = 1) -> None:
         self.to_lose = n
+
+    def lose_states_until_join(self) -> None:
+        self.until_join = True
+
+    def joins(self) -> int:
+        """How many ``join`` messages clients have sent."""
+        return sum(b'"t":"join"' in m for m in self.sent)
 
     def close(self) -> None:
         self.closed = True
@@ -85,10 +94,12 @@ class StallProxy:
                 for raw, text in reading.feed(data):
                     if text is not None and up:
                         self.sent.append(text)
+                        if b'"t":"join"' in text:
+                            self.until_join = False  # its answer passes
                     elif text is not None and b'"t":"state"' in text:
                         with self.lock:
-                            lose = self.to_lose > 0
-                            self.to_lose -= lose
+                            lose = self.to_lose > 0 or self.until_join
+                            self.to_lose -= self.to_lose > 0
                         if lose:
                             self.lost.append(text)
                             continue

@@ -1,4 +1,6 @@
 """An absent friend's seat: handed to the computer after the (shortened) window, then reclaimed.
+While the computer holds the seat, its owner sees only the way to take it back (not Resign,
+Draw or Takeback); when they do, the opponent is told.
 
 The shared server fixture runs with NYUMBA_ABSENT_MS=1500."""
 
@@ -49,12 +51,23 @@ def test_hand_absent_seat_to_computer_then_reclaim(open_page):
     assert attr(back, "sides") == "1"
     back.wait_for_selector("#reclaim:not([hidden])")
     assert "absent player" in back.inner_text("#seats li[data-side='1']")
+    # The game's buttons are not the owner's while the computer plays their seat.
+    for button in ("#resign", "#draw", "#takeback"):
+        assert not back.is_visible(button), f"{button} shown while the computer holds the seat"
     back.click("#reclaim")
     back.wait_for_selector("#reclaim", state="hidden")
+    back.wait_for_selector("#resign:not([hidden])")
+    assert back.is_visible("#draw")
     host.wait_for_function(
         "() => !document.querySelector(\"#seats li[data-side='1']\").textContent.includes('computer')"
     )
     assert "player" in host.inner_text("#seats li[data-side='1']")
+    # The opponent is told, from the seats in the states (the server sends no message of its own).
+    host.wait_for_selector("#notice:not([hidden])")
+    assert host.inner_text("#notice") == "North took their seat back from the computer."
+    assert not back.is_visible("#notice") or "took their seat back" not in back.inner_text(
+        "#notice"
+    )
 
     # North is a person again: when North's turn comes, the friend is asked to play.
     for _ in range(20):

@@ -3,6 +3,9 @@ and the labels, choose a blunder and see the best move marked, then "Show me".""
 
 from __future__ import annotations
 
+import time
+
+import httpx
 from clientkit import attr, start_game, wait_settled
 
 # A Kalah game (4 seeds) in which South, on move 16, throws away a won position: `a` where `b`
@@ -28,6 +31,21 @@ def wait_done(page, timeout=240_000):
         page.wait_for_selector("#analysis[data-state='done']", timeout=timeout)
     except Exception:
         raise AssertionError(page.inner_text("#analysis")) from None
+
+
+def play_local_game_out(page, plies: int) -> None:
+    """Play a local room's first lit pit, ply after ply, until the game is over (at most
+    ``plies``), and wait until the page has settled."""
+    for _ in range(plies):
+        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
+        if attr(page, "over") == "1":
+            break
+        before = attr(page, "version")
+        page.locator(".pit.lit").first.click()
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+    wait_settled(page)
 
 
 def test_analysis_of_a_finished_kalah_game(open_page):
@@ -72,19 +90,35 @@ def test_analysis_of_a_finished_kalah_game(open_page):
 def test_analysis_in_japanese(open_page):
     page = open_page(speed="off", lang="ja")
     start_game(page, "kalah", {"seeds": 3}, mode="local")
-    for _ in range(200):
-        if attr(page, "over") == "1":
-            break
-        page.wait_for_selector("#app[data-myturn='1'], #app[data-over='1']")
-        if attr(page, "over") == "1":
-            break
-        before = attr(page, "version")
-        page.locator(".pit.lit").first.click()
-        page.wait_for_function(
-            "v => document.querySelector('#app').dataset.version !== v", arg=before
-        )
-    wait_settled(page)
+    play_local_game_out(page, 200)
     page.click("#analyse-btn")
     wait_done(page)
     assert "解析" in page.inner_text("#analysis h2")
     assert page.locator("#analysis svg.eval-graph").count() == 1
+
+
+def test_closing_a_running_analysis_cancels_it(open_page, live_server):
+    """The page's DELETE carries the token its POST was answered with (only an asker may
+    cancel), and the analysis stops."""
+    page = open_page(speed="off")
+    start_game(page, "kalah", {"seeds": 6}, mode="local")  # a game none of the others analyse
+    play_local_game_out(page, 300)
+
+    def is_(method):
+        return lambda r: "/api/analysis" in r.url and r.request.method == method
+
+    with page.expect_response(is_("POST")) as posted:
+        page.click("#analyse-btn")
+    assert posted.value.status == 202  # running: there is something to cancel
+    with page.expect_response(is_("DELETE")) as deleted:
+        page.click("#analysis .analysis-close")
+    assert deleted.value.status == 200, deleted.value.text()
+    key = deleted.value.url.rsplit("/", 1)[-1]
+
+    def status():
+        return httpx.get(f"{live_server}/api/analysis/{key}").json()["status"]
+
+    deadline = time.monotonic() + 10
+    while status() != "cancelled":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)

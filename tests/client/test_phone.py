@@ -1,11 +1,13 @@
 """Phones (issue 17): at 390x844 every game's board is turned to use the height with pits of at
-least 44 px and legible names; stores are labelled; the start form's Start button is on the
-screen; on a touch screen a pit is played by a second tap."""
+least 44 px and legible names (Kalah's using most of the width); a pit's count, even of ten
+seeds and more, keeps clear of its name; stores are labelled; the start form's Start button is
+on the screen and covers nothing one fills in; radios keep their size; on a touch screen a pit
+is played by a second tap."""
 
 from __future__ import annotations
 
 import pytest
-from clientkit import PHONE, attr, start_game, wait_settled
+from clientkit import DESKTOP, PHONE, attr, counts, play_move, start_game, wait_settled
 
 GAMES = ["kalah", "oware", "bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"]
 
@@ -75,3 +77,98 @@ def test_tap_to_select_then_tap_to_play_on_a_touch_screen(open_page):
     before = attr(page, "plies")
     page.tap(".pit.lit >> nth=0")
     page.wait_for_function("p => document.querySelector('#app').dataset.plies !== p", arg=before)
+
+
+# Moves that pile seeds up (found by seeded random playouts with the engine): Kalah with 6 seeds
+# ends with c 11, d 10 and e 9; Bao la Kiswahili with South's nyumba A5 holding 10, still owned.
+PILES = [
+    ("kalah", {"seeds": 6}, ["b", "F", "b", "E", "a"], {"c": 11, "d": 10, "e": 9}),
+    ("bao-kiswahili", {}, ["A6L", "a6R", "A4R", "a6R", "A5R"], {"A5": 10}),
+]
+
+
+@pytest.mark.parametrize("game,options,moves,piles", PILES, ids=[p[0] for p in PILES])
+def test_counts_of_ten_seeds_and_more_keep_clear_of_the_pit_names(
+    open_page, game, options, moves, piles
+):
+    page = open_page(viewport=PHONE)
+    start_game(page, game, options, mode="local")
+    for move in moves:
+        play_move(page, move)
+    drawn = counts(page)
+    assert {pit: drawn[pit] for pit in piles} == piles
+    if game.startswith("bao"):
+        assert page.locator("[data-pit='A5'].nyumba").count() == 1  # drawn square, inset
+    clashes = page.eval_on_selector_all(
+        ".board .pit",
+        """els => els.flatMap(e => {
+             const [p, c, n] = [e, e.querySelector('.count'), e.querySelector('.name')]
+               .map(x => x.getBoundingClientRect());
+             const apart = c.bottom <= n.top + 0.5 || n.bottom <= c.top + 0.5;
+             const inside = c.top >= p.top && c.bottom <= p.bottom;
+             return apart && inside ? [] : [`${e.dataset.pit} (${c.textContent}): count ${c.top}-${c.bottom}, name ${n.top}-${n.bottom}`];
+           })""",
+    )
+    assert not clashes, clashes
+
+
+def test_kalah_board_uses_most_of_a_phone_width(open_page):
+    page = open_page(viewport=PHONE)
+    start_game(page, "kalah", mode="local")
+    wait_settled(page)
+    board = page.eval_on_selector(".board", "e => e.getBoundingClientRect().toJSON()")
+    assert board["width"] >= 0.8 * PHONE["width"], (
+        f"{board['width'] / PHONE['width']:.0%} of the width"
+    )
+    assert board["right"] <= PHONE["width"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_start_button_never_covers_the_name(open_page, lang):
+    """Wherever the page is scrolled, the name field and its label are either off the screen or
+    not covered by anything (the sticky bar with Start included)."""
+    page = open_page(viewport=PHONE, lang=lang)
+    page.wait_for_selector("body[data-ready='1']")
+    page.check("input[name=mode][value='computer']")
+    covered = page.evaluate(
+        """async () => {
+          const parts = [document.querySelector('#name'), document.querySelector('.name-line span')];
+          const found = [];
+          const end = document.documentElement.scrollHeight - innerHeight;
+          for (let y = 0; y <= end + 20; y += 20) {
+            scrollTo(0, Math.min(y, end));
+            await new Promise(requestAnimationFrame);
+            for (const el of parts) {
+              const r = el.getBoundingClientRect();
+              if (r.bottom <= 0 || r.top >= innerHeight) continue;  // off the screen
+              const points = [[r.left + 2, r.top + 2], [r.right - 2, r.top + 2],
+                              [r.left + r.width / 2, r.top + r.height / 2],
+                              [r.left + 2, r.bottom - 2], [r.right - 2, r.bottom - 2]];
+              for (const [x, py] of points) {
+                if (py < 0 || py >= innerHeight) continue;
+                const hit = document.elementFromPoint(x, py);
+                if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) {
+                  found.push(`${el.id || el.textContent} at scroll ${scrollY}: under ${hit.id || hit.className || hit.tagName}`);
+                }
+              }
+            }
+          }
+          return found;
+        }"""
+    )
+    assert not covered, covered[:5]
+
+
+@pytest.mark.parametrize(
+    "viewport", [DESKTOP, {"width": 700, "height": 800}, PHONE], ids=["1100", "700", "390"]
+)
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_radios_keep_their_size_beside_long_labels(open_page, viewport, lang):
+    page = open_page(viewport=viewport, lang=lang)
+    page.wait_for_selector("body[data-ready='1']")
+    sizes = page.eval_on_selector_all(
+        "input[type=radio]",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [e.value, r.width, r.height]; })",
+    )
+    squashed = [s for s in sizes if abs(s[1] - s[2]) > 0.5 or s[1] < 16]
+    assert not squashed, squashed

@@ -19,7 +19,7 @@ from clientkit import DESKTOP, attr, counts, play_out, start_game, wait_open
 from proxykit import Nginx, Relay
 from serverproc import ServerProcess, free_port
 
-from server.embedded import embedded_valkey
+from server.store.embedded import embedded_valkey
 
 QUOTA = 2
 

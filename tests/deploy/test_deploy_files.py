@@ -7,12 +7,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import yaml
 from proxykit import Nginx
 from serverproc import ServerProcess, free_port
 from wsclient import Client, create_room
+
+from server.ops.urls import seed_urls
+from server.ops.variables import from_env
 
 DEPLOY = Path(__file__).resolve().parent.parent.parent / "deploy"
 
@@ -135,8 +139,36 @@ def test_kubernetes_redis_password_comes_from_a_secret():
     assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")  # defined before use
 
 
+def test_every_cluster_app_node_names_several_seeds():
+    """An app node that names one Cluster node finds no store when that node is down as it
+    (re)starts: the shipped Cluster configs name several seeds, each a node of the cluster,
+    read by the server's own parsers; the compose nodes start from different ones."""
+    compose = yaml.safe_load((DEPLOY / "compose.cluster.yaml").read_text())["services"]
+    nodes = {name for name in compose if name.startswith("valkey-")}
+    apps = [compose[name]["environment"]["REDIS_URL"] for name in compose if name.startswith("app")]
+    kust = yaml.safe_load((DEPLOY / "k8s" / "valkey-cluster" / "kustomization.yaml").read_text())
+    patch = yaml.safe_load(kust["patches"][0]["patch"])
+    env = {e["name"]: e for e in patch["spec"]["template"]["spec"]["containers"][0]["env"]}
+    pods = yaml.safe_load_all(
+        (DEPLOY / "k8s" / "valkey-cluster" / "valkey-cluster.yaml").read_text()
+    )
+    replicas = next(d for d in pods if d["kind"] == "StatefulSet")["spec"]["replicas"]
+    shipped = {"compose": apps, "k8s": [env["REDIS_URL"]["value"]]}
+    members = {
+        "compose": nodes,
+        "k8s": {f"valkey-cluster-{i}.valkey-cluster" for i in range(replicas)},
+    }
+    for where, urls in shipped.items():
+        for url in urls:
+            assert from_env({"REDIS_URL": url}).redis_url == url
+            hosts = [urlsplit(seed).hostname for seed in seed_urls(url)]
+            assert len(set(hosts)) > 1, (where, url)
+            assert set(hosts) <= members[where], (where, url)
+    assert len({seed_urls(url)[0] for url in apps}) == len(apps)
+
+
 def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_path, key_prefix):
-    from server.cli import embedded_valkey
+    from server.run.cli import embedded_valkey
 
     with embedded_valkey(tmp_path / "valkey") as embedded:
         url = os.environ["REDIS_URL"] if store_kind == "redis" else embedded

@@ -1,6 +1,6 @@
 """The Cluster and Sentinel deployment files, checked offline (no container
 engine or Kubernetes runs here): parsed and asserted to describe the
-topology the tests run for real (tests/server/test_cluster.py and
+topology the tests run for real (tests/server/store/test_cluster.py and
 test_failover.py: 3 masters + 3 replicas; 1 master, 1 replica, 3 Sentinels
 with quorum 2; NYUMBA_ACK_REPLICAS=1), and the app's URLs parsed by the
 server's own parser."""
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
-from server.topology import is_sentinel, parse_sentinel_url
+from server.ops.urls import is_sentinel, parse_sentinel_url, seed_urls
 
 DEPLOY = Path(__file__).resolve().parent.parent.parent / "deploy"
 
@@ -43,8 +44,8 @@ def test_compose_cluster_six_nodes_formed_with_a_replica_each():
     assert len(apps) == 3
     for name in apps:
         env = services[name]["environment"]
-        host = re.fullmatch(r"redis://(valkey-\d):6379/0", env["REDIS_URL"]).group(1)
-        assert host in nodes
+        seeds = [urlsplit(u) for u in seed_urls(env["REDIS_URL"])]
+        assert {(u.hostname, u.port, u.path) for u in seeds} <= {(n, 6379, "/0") for n in nodes}
         assert env["NYUMBA_ACK_REPLICAS"] == "1"
     assert any("nginx.conf" in v for v in services["proxy"]["volumes"])
 

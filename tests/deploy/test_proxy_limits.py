@@ -25,11 +25,11 @@ from wsclient import Client, create_room
 
 import engine
 from engine import records
-from server.config import Settings
+from server.ops.config import Settings
 
 FLOOD, OTHER = "127.0.0.2", "127.0.0.3"
 # Connections per address: the nodes' WebSocket cap and 32 requests for page loads, the sum a
-# node allows a peer that reaches it directly (server/cli.py).
+# node allows a peer that reaches it directly (server/run/cli.py).
 CAP = Settings().sockets_per_address + 32
 PER_MINUTE = Settings().rooms_per_minute  # posts per address, as the nodes count rooms
 

@@ -14,7 +14,7 @@ from baokit import at, legal, play, text  # noqa: F401
 
 import engine
 from engine import BadNotation, IllegalMove, Outcome, Step
-from engine.bao import KUJIFUNZA, PASS, Bao, Move
+from engine.bao import KUJIFUNZA, PASS, Bao, Move, read_move
 
 K = engine.load("bao-kiswahili")
 J = engine.load("bao-kujifunza")
@@ -160,8 +160,12 @@ def test_B6_move_notation_round_trips():
         ("B3R", Move("B3", "R")),
         ("pass", PASS),
     ]:
-        assert K.parse(state, text_) == move
+        assert read_move(text_) == move
         assert K.notation(move) == text_
+    assert K.parse(state, "A7L") == Move("A7", "L")  # legal at the start
+    for illegal in ["a5R", "A5L2", "B3R", "pass"]:  # well-formed, not legal at the start
+        with pytest.raises(IllegalMove):
+            K.parse(state, illegal)
     for bad in ["", "A9L", "C1L", "A5", "A5X", "A5L2+", "a5r", " A7L", "A7L ", "PASS", "A0R"]:
         with pytest.raises(BadNotation):
             K.parse(state, bad)

@@ -1,0 +1,335 @@
+"""One server node: its rooms' write path and the answer to each message.
+
+A message's way (docs/design.md): ``connection.serve`` reads the frame →
+``Node.handle`` decodes it once and picks its handler (``server/live/handlers.py``;
+an intent goes to ``Node.intent``) →
+``Node.change`` loads the room (decoded once), ``rooms.judge`` returns a
+``Change``, one compare-and-set stores it and publishes the new ``state``
+(encoded once) → every node's ``Fanout`` forwards those bytes to its
+connections in the room. Nothing a node keeps in memory is needed by another
+node: rooms, kept answers, presence, timers and leases live in the store.
+
+The node's other duties have modules of their own: ``server/live/fanout.py``
+(the room channels), ``server/live/presence.py`` (presence and expiry),
+``server/live/seats.py`` (playing the computer's seats).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from typing import Any
+
+import msgspec
+from redis.exceptions import RedisError
+
+from server.computer.link import RemoteComputer
+from server.computer.pool import Computer
+from server.computer.replays import Offload
+from server.live.arrivals import Arrivals
+from server.live.connection import Budget, Conn
+from server.live.fanout import Fanout
+from server.live.handlers import HANDLERS
+from server.live.local import LocalRoom, StoreClock, room_expiry
+from server.live.presence import Presence
+from server.live.seats import ComputerSeats
+from server.ops import collector, health, metrics
+from server.ops.config import Settings
+from server.rooms import judge as rooms
+from server.rooms import protocol as P
+from server.rooms.notice import Notice, NoticeKind, encode_notice
+from server.rooms.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
+from server.rooms.view import state_message
+from server.store.store import Store, presence_by_side, watchers
+
+log = logging.getLogger("nyumba.node")
+
+
+class Node:
+    def __init__(self, settings: Settings, store: Store):
+        self.settings = settings
+        self.store = store
+        self.node_id = uuid.uuid4().hex[:12]
+        if settings.worker is not None:  # under --workers: say which (server/run/workers.py)
+            self.node_id = f"w{settings.worker}-{self.node_id[:8]}"
+        self.computer: Computer | RemoteComputer
+        if settings.computer_fd is not None:  # the supervisor's computer, shared by its workers
+            self.computer = RemoteComputer(settings.computer_fd)
+        else:
+            self.computer = Computer(settings.computer_workers)
+        self.offload: Offload | None = None  # the replay pool, set by the app
+        self.budget = Budget(settings)
+        self.arrivals = Arrivals(store, self.now, settings)  # opens, joins, visitors per minute
+        self.clock = StoreClock()
+        self.local: dict[str, LocalRoom] = {}  # rooms with connections on this node
+        self.computer_seats = ComputerSeats(
+            store, self.local, self.computer, self.node_id, settings.computer_lease_ms, self.change
+        )
+        turn = self.computer_seats.maybe_play
+        self.fanout = Fanout(store, self.node_id, self.local, self.current_state, turn)
+        self.presence = Presence(settings, store, self.local, self.clock, self.fanout, turn)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # lifecycle ---------------------------------------------------------------
+    async def start(self) -> None:
+        with contextlib.suppress(RedisError):
+            await self.clock.sync(self.store)
+        await self.fanout.start()
+        collector.configure()
+        self._tasks = [
+            asyncio.create_task(self.presence.ticker(), name="tick"),
+            asyncio.create_task(collector.run_young_passes(), name="gc-young"),
+            asyncio.create_task(collector.run_full_passes(self.settings.gc_full_s), name="gc"),
+        ]
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        await self.fanout.stop()
+        self.computer.close()
+
+    def now(self) -> int:
+        """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
+        return self.clock.now()
+
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
+
+    # the one write path ------------------------------------------------------
+    async def change(
+        self,
+        room_id: str,
+        intent: Any,
+        conn: Conn | None = None,
+        room: Room | None = None,
+        prepared: Room | None = None,
+    ) -> rooms.Change:
+        """Judge ``intent`` on the room and store what it changed with one
+        compare-and-set (which publishes the new ``state``); on a lost race
+        re-read and re-judge.
+
+        The first try may judge ``room`` as given or this node's newest copy
+        (kept for rooms with local connections); the compare-and-set refuses
+        it if another node wrote since. A refusal judged on such a copy is
+        judged again on the store's."""
+        for attempt in range(16):
+            members: list[Any] = []
+            known = room if attempt == 0 else None
+            if known is None and attempt == 0 and room_id in self.local:
+                cached = self.local[room_id].cached
+                if cached is not None:
+                    known, members = cached
+            if known is not None:
+                current = known
+            else:
+                data, members = await self.store.load(room_id)
+                if data is None:
+                    raise Refused("no-room")
+                current = decode_room(data)
+            now = self.now()
+            presence, watching = self.who_is_here(room_id, members, now)
+            ctx = rooms.Context(
+                sides=conn.sides if conn else [],
+                who=conn.who if conn and conn.sides else None,
+                now_ms=now,
+                presence=presence,
+                absent_ms=self.settings.absent_ms,
+                prepared=prepared,
+            )
+            done = rooms.judge(current, intent, ctx)
+            if known is not None and (done.resent or isinstance(done.reply, P.Error)):
+                # Judged on a copy that may be old, or of another history: a refusal is judged
+                # again on the store's, and so is a kept answer — a resend is answered for what
+                # the store has, never for what a copy says (a master that died before its
+                # replica got the move took the move with it; the resend then applies it anew).
+                continue
+            new = done.room
+            if new is current:
+                return done
+            notice = b""  # only an answer was kept: nobody else needs to hear
+            if done.seen:
+                pos = done.position or Position(new)
+                message = state_message(new, presence, now, self.settings.absent_ms, watching, pos)
+                notice = encode_notice(
+                    Notice(
+                        new.rev,
+                        NoticeKind.STATE,
+                        P.encode(message),
+                        [s.token_hash for s in new.seats],
+                        computer_to_move(new, pos),
+                        new.stamp,
+                        current.stamp,
+                    )
+                )
+            result = await self.store.cas(
+                room_id,
+                current.rev,
+                new.rev,
+                encode_room(new),
+                self.expire_at(new.created_ms, now),
+                notice,
+                stamp=new.stamp,
+                expected_stamp=current.stamp,
+            )
+            if result == 0:
+                self.keep(new, members)
+                for event in done.events:
+                    await self.store.publish(
+                        room_id, encode_notice(Notice(0, NoticeKind.EVENT, P.encode(event)))
+                    )
+                return done
+            if room_id in self.local:
+                self.local[room_id].cached = None
+                if result == 2:  # the store went back in time: resynchronise the room's sockets
+                    self.fanout.schedule_rebuild(room_id)
+            if result == -1:
+                raise Refused("no-room")
+        raise Refused("busy")
+
+    def who_is_here(
+        self, room_id: str, members: list[Any], now: int
+    ) -> tuple[dict[int, tuple[bool, int]], int]:
+        """Presence by side and the watchers' count from a room's presence entries, drawn
+        once per set of entries while none of them lapses (a move reads the cached room's)."""
+        local = self.local.get(room_id)
+        memo = local.presence_memo if local is not None else None
+        if memo is not None and memo[0] is members and now < memo[1]:
+            return memo[2], memo[3]
+        presence, watching = presence_by_side(members, now), watchers(members, now)
+        if local is not None:
+            lapses = min((score for _, score in members if score > now), default=float("inf"))
+            local.presence_memo = (members, lapses, presence, watching)
+        return presence, watching
+
+    def keep(self, room: Room, members: list[Any]) -> None:
+        """Keep the newest copy seen of a room with local connections (a slow
+        read must not replace a newer write)."""
+        here = self.local.get(room.id)
+        if here is None:
+            return
+        if here.cached is None or here.cached[0].rev <= room.rev:
+            here.cached = (room, members)
+
+    async def current_state(self, room_id: str) -> tuple[Room, P.State, dict[int, Any]] | None:
+        """The room, its ``state`` message and its presence by side."""
+        data, members = await self.store.load(room_id)
+        if data is None:
+            if room_id in self.local:
+                self.local[room_id].cached = None
+            return None
+        room = decode_room(data)
+        self.keep(room, members)
+        now = self.now()
+        presence = presence_by_side(members, now)
+        message = state_message(
+            room, presence, now, self.settings.absent_ms, watchers(members, now)
+        )
+        return room, message, presence
+
+    async def send_current(self, conn: Conn) -> None:
+        if conn.room is not None:
+            current = await self.current_state(conn.room)
+            if current is not None:
+                conn.send_state(current[0].rev, P.encode(current[1]))
+
+    async def create_room(self, room: Room) -> bool:
+        return await self.store.create(
+            room.id,
+            room.rev,
+            encode_room(room),
+            self.expire_at(room.created_ms, room.created_ms),
+            room.stamp,
+        )
+
+    async def detach(self, conn: Conn) -> None:
+        await self.presence.leave(conn)
+        await conn.stop()
+
+    # messages ----------------------------------------------------------------
+    async def handle(self, conn: Conn, data: bytes | str) -> bool:
+        """Answer one message. False: the connection must be closed (abuse)."""
+        try:
+            msg = P.decode(data)
+        except msgspec.ValidationError as exc:
+            if self.budget.over(conn):
+                return False
+            conn.send_msg(
+                P.error("bad-message", f"The message does not match the protocol: {exc}.")
+            )
+            return True
+        except msgspec.DecodeError:
+            if self.budget.over(conn):
+                return False
+            conn.send_msg(P.error("bad-json"))
+            return True
+        if self.budget.over(conn, isinstance(msg, P.Ping)):
+            return False
+        intent_id = getattr(msg, "id", None)
+        started, result = time.perf_counter(), "ok"
+        try:
+            handler = HANDLERS.get(type(msg))
+            if handler is None:  # an intent that changes the room
+                await self.intent(conn, msg)
+            else:
+                await handler(self, conn, msg)
+        except Refused as r:
+            result = r.code
+            conn.send_msg(P.error(r.code, r.message, intent_id))
+        except RedisError as exc:  # the store is unreachable: nothing was acknowledged
+            result = "store-down"
+            health.STORE.failed(exc)  # logged once per outage
+            conn.send_msg(P.error("internal", "The store is unreachable; try again.", intent_id))
+        except Exception:  # a bug: say so, keep the connection
+            result = "internal"
+            log.exception("message %r failed", msg)
+            conn.send_msg(P.error("internal", id=intent_id))
+        metrics.intent(str(type(msg).__struct_config__.tag), result, started)
+        return True
+
+    def joined(self, conn: Conn, msg: Any) -> str:
+        if conn.room is None:
+            raise Refused("not-joined")
+        if msg.room != conn.room:
+            raise Refused("wrong-room")
+        return conn.room
+
+    async def intent(self, conn: Conn, msg: Any) -> None:
+        """An intent that changes the room: judged, stored, answered."""
+        room_id = self.joined(conn, msg)
+        done = await self.change(room_id, msg, conn)
+        if isinstance(done.reply, P.Ack):  # a resend too: its first ack may have timed out
+            await self._replicated(room_id)
+            if (
+                conn.acks_in_state
+                and isinstance(msg, P.Move)
+                and not done.resent
+                and not self.settings.ack_replicas  # that ack waits for replicas; the state not
+            ):
+                # The state this move made acknowledges it (its last.id is the move's id) and
+                # reaches this connection like every state: one frame fewer per move.
+                return
+        await self.answer(conn, done)
+
+    async def _replicated(self, room_id: str) -> None:
+        """With ``NYUMBA_ACK_REPLICAS``, an ack waits until that many replicas
+        have the room's writes; past the timeout the intent is answered busy
+        and the client resends it (an applied intent is found, not re-applied)."""
+        s = self.settings
+        if s.ack_replicas and not await self.store.replicated(
+            room_id, s.ack_replicas, s.ack_timeout_ms
+        ):
+            raise Refused("busy")
+
+    async def answer(self, conn: Conn, done: rooms.Change) -> None:
+        if done.reply is None:
+            return
+        conn.send_msg(done.reply)
+        stale = isinstance(done.reply, P.Error) and done.reply.code == "stale"
+        if stale or done.resent:  # the sender's view may be behind: bring it up to date
+            await self.send_current(conn)

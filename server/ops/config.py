@@ -1,0 +1,216 @@
+"""Settings, from flags or the environment (flags win), validated in one place.
+
+Every setting is one field of ``Settings``; its annotation carries the bounds
+(``msgspec.Meta``) and, in ``extra``, the environment variable and a line of
+help. ``server.ops.variables.from_env`` converts each given value with ``msgspec.convert`` against
+that annotation, so a bad value is refused before anything starts, with one
+line naming the variable, the value and what is allowed (``BadSetting``; the
+CLI prints it and exits 2). The README's table and ``nyumba serve --help``
+list the same variables (``server/ops/variables.py``); a test holds them to it.
+
+To add a setting: one field here, its help in ``_HELP``, one row in the README's table.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+_HERE = Path(__file__).resolve().parent.parent  # server/
+
+
+def cores() -> int:
+    """The cores this process may run on (a cpuset or taskset counts, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def default_client_dir() -> Path:
+    """The client's files: the copy packed into the wheel (``server/client``), or else the
+    checkout's ``client/`` next to ``server/`` (``pip install -e .`` serves the working tree)."""
+    packed = _HERE / "client"
+    if (packed / "index.html").is_file():
+        return packed
+    return _HERE.parent / "client"
+
+
+# What each variable does, as the README table and `nyumba serve --help` say it.
+_HELP = {
+    "HOST": "interface to listen on",
+    "PORT": "port to listen on",
+    "REDIS_URL": "the store; every node of a deployment names the same one (none: embedded Valkey)",
+    "NYUMBA_DATA_DIR": "the embedded Valkey's append-only data",
+    "NYUMBA_APPENDFSYNC": "the embedded store's appendfsync; always: no acked move lost on power loss",
+    "NYUMBA_KEY_PREFIX": "prefix of every key and channel",
+    "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
+    "NYUMBA_IDLE_TTL_MS": "a room's life after the last connection left",
+    "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer",
+    "NYUMBA_PRESENCE_TTL_MS": "a connection's presence lasts this long unless refreshed",
+    "NYUMBA_TICK_MS": "presence refresh and housekeeping period",
+    "NYUMBA_ACK_REPLICAS": "an ack waits until this many replicas have the write (WAIT)",
+    "NYUMBA_ACK_TIMEOUT_MS": "... at most this long; then the intent is answered busy",
+    "NYUMBA_COMPUTER_WORKERS": "processes thinking for computer seats (hints have one of their own)",
+    "NYUMBA_COMPUTER_LEASE_MS": "how long one node holds a room's computer seat",
+    "NYUMBA_GC_FULL_S": "seconds between full garbage collections (server/ops/collector.py)",
+    "NYUMBA_CLIENT_DIR": "the browser client's files",
+    "NYUMBA_MAX_FRAME": "bytes in one WebSocket message",
+    "NYUMBA_RATE_MESSAGES": "messages per socket per rate window; over it: close",
+    "NYUMBA_RATE_PINGS": "pings per socket per rate window (browsers: one in 3 s)",
+    "NYUMBA_RATE_MESSAGES_PER_ADDRESS": "everything from one address per rate window, its sockets together",
+    "NYUMBA_RATE_WINDOW_MS": "the rate window",
+    "NYUMBA_ROOMS_PER_MINUTE": "rooms one client address may create per minute",
+    "NYUMBA_SOCKETS_PER_ROOM": "connections in one room, all nodes together",
+    "NYUMBA_ALLOWED_ORIGINS": "origins whose pages may open the WebSocket (none: the page's own origin only)",
+    "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
+    "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
+    "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
+    "NYUMBA_OPENS_PER_MINUTE": "WebSockets one client address may open per minute, all nodes together",
+    "NYUMBA_JOINS_PER_MINUTE": "joins one client address may send per minute, all nodes together",
+    "NYUMBA_ROOM_VISITORS_PER_MINUTE": "visitors (joins without a seat token) one room may take per minute, all nodes together",
+    "NYUMBA_REPLAY_WORKERS": "processes replaying records, records and undos (server/computer/replays.py)",
+    "NYUMBA_WORKERS": "node processes on the port (server/run/workers.py)",
+    "NYUMBA_WORKER": "this worker's index",
+    "NYUMBA_LISTEN_FD": "the supervisor's listening socket",
+    "NYUMBA_COMPUTER_FD": "a socket to the shared computer",
+    "NYUMBA_STORE_TIMEOUT_MS": "a store command's deadline; past it the store counts as down (503 store-down)",
+    "NYUMBA_STORE_CONNECT_TIMEOUT_MS": "deadline to connect to the store",
+    "NYUMBA_DRAIN_MS": "after SIGTERM, how long /readyz answers 503 before sockets close",
+    "NYUMBA_WS_PING_MS": "WebSocket keepalive: a ping this often, closed (1011) if unanswered as long again",
+    "NYUMBA_LOG_LEVEL": "least severe log level written",
+    "NYUMBA_LOG_FORMAT": "log lines as text, or one JSON object a line",
+    "NYUMBA_ACCESS_LOG": "a log line per HTTP request and WebSocket",
+}
+
+
+def _v(env: str, allowed: str | None = None, internal: bool = False) -> dict[str, Any]:
+    """A field's variable and help; ``internal``: set by nyumba for its own processes."""
+    extra: dict[str, Any] = {"env": env, "help": _HELP[env]}
+    if allowed:
+        extra["allowed"] = allowed
+    if internal:
+        extra["internal"] = True
+    return extra
+
+
+def _bounded(ge: float, le: float, env: str, allowed: str | None = None) -> Meta:
+    """A number's bounds with its variable and help."""
+    return Meta(ge=ge, le=le, extra=_v(env, allowed))
+
+
+_URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    host: Annotated[str, Meta(min_length=1, extra=_v("HOST"))] = "127.0.0.1"
+    port: Annotated[int, _bounded(1, 65535, "PORT")] = 8000
+    redis_url: Annotated[
+        Annotated[str, Meta(pattern=_URL)] | None,
+        Meta(
+            extra=_v(
+                "REDIS_URL",
+                "a redis://, rediss:// or unix:// URL; a Cluster's seeds: redis://h:p,h:p…/0",
+            ),
+        ),
+    ] = None
+    data_dir: Annotated[Path, Meta(extra=_v("NYUMBA_DATA_DIR", "a directory"))] = Path("data")
+    appendfsync: Annotated[
+        Literal["always", "everysec", "no"], Meta(extra=_v("NYUMBA_APPENDFSYNC"))
+    ] = "everysec"
+    key_prefix: Annotated[
+        str,
+        Meta(
+            pattern=r"^[^\s{}]{0,64}$",  # braces are Cluster hash tags
+            extra=_v("NYUMBA_KEY_PREFIX"),
+        ),
+    ] = "nyumba:"
+    room_ttl_ms: Annotated[int, _bounded(1000, 30 * 86_400_000, "NYUMBA_ROOM_TTL_MS")] = (
+        24 * 3600 * 1000
+    )
+    idle_ttl_ms: Annotated[int, _bounded(500, 30 * 86_400_000, "NYUMBA_IDLE_TTL_MS")] = (
+        30 * 60 * 1000
+    )
+    absent_ms: Annotated[int, _bounded(500, 86_400_000, "NYUMBA_ABSENT_MS")] = 2 * 60 * 1000
+    presence_ttl_ms: Annotated[int, _bounded(200, 600_000, "NYUMBA_PRESENCE_TTL_MS")] = 15_000
+    tick_ms: Annotated[int, _bounded(50, 60_000, "NYUMBA_TICK_MS")] = 5_000
+    ack_replicas: Annotated[int, _bounded(0, 16, "NYUMBA_ACK_REPLICAS")] = 0
+    ack_timeout_ms: Annotated[int, _bounded(1, 60_000, "NYUMBA_ACK_TIMEOUT_MS")] = 1000
+    computer_workers: Annotated[int, _bounded(1, 64, "NYUMBA_COMPUTER_WORKERS")] = 1
+    computer_lease_ms: Annotated[int, _bounded(500, 600_000, "NYUMBA_COMPUTER_LEASE_MS")] = 15_000
+    gc_full_s: Annotated[int, _bounded(1, 86_400, "NYUMBA_GC_FULL_S")] = 1800
+    client_dir: Annotated[Path, Meta(extra=_v("NYUMBA_CLIENT_DIR", "a directory"))] = msgspec.field(
+        default_factory=default_client_dir
+    )
+    # limits (hardening)
+    max_frame: Annotated[int, _bounded(256, 1 << 20, "NYUMBA_MAX_FRAME")] = 8 * 1024
+    rate_messages: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_RATE_MESSAGES")] = 100
+    rate_pings: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_RATE_PINGS")] = 20
+    rate_messages_per_address: Annotated[
+        int, _bounded(1, 1_000_000_000, "NYUMBA_RATE_MESSAGES_PER_ADDRESS")
+    ] = 4_000
+    rate_window_ms: Annotated[int, _bounded(100, 3_600_000, "NYUMBA_RATE_WINDOW_MS")] = 20_000
+    rooms_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_ROOMS_PER_MINUTE")] = 30
+    sockets_per_room: Annotated[int, _bounded(2, 100_000, "NYUMBA_SOCKETS_PER_ROOM")] = 64
+    allowed_origins: Annotated[
+        tuple[str, ...],
+        Meta(
+            extra=_v(
+                "NYUMBA_ALLOWED_ORIGINS", "comma-separated origins such as https://play.example"
+            )
+        ),
+    ] = ()
+    forwarded_allow_ips: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            extra=_v("NYUMBA_FORWARDED_ALLOW_IPS", "comma-separated addresses or networks, or *"),
+        ),
+    ] = "127.0.0.1"
+    sockets_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SOCKETS_PER_ADDRESS")] = 100
+    join_deadline_ms: Annotated[int, _bounded(100, 600_000, "NYUMBA_JOIN_DEADLINE_MS")] = 10_000
+    # Arrivals per minute (server/live/arrivals.py says why these are above what browsers do).
+    opens_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_OPENS_PER_MINUTE")] = 200
+    joins_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_JOINS_PER_MINUTE")] = 200
+    room_visitors_per_minute: Annotated[
+        int, _bounded(1, 1_000_000_000, "NYUMBA_ROOM_VISITORS_PER_MINUTE")
+    ] = 128
+    replay_workers: Annotated[int, _bounded(1, 64, "NYUMBA_REPLAY_WORKERS")] = 1
+    workers: Annotated[
+        int, _bounded(1, 256, "NYUMBA_WORKERS", "an integer from 1 to 256, or auto (one per core)")
+    ] = 1
+    # Set by the supervisor in each worker it starts (server/run/workers.py), not by people:
+    worker: Annotated[int | None, Meta(extra=_v("NYUMBA_WORKER", internal=True))] = None
+    listen_fd: Annotated[int | None, Meta(extra=_v("NYUMBA_LISTEN_FD", internal=True))] = None
+    computer_fd: Annotated[int | None, Meta(extra=_v("NYUMBA_COMPUTER_FD", internal=True))] = None
+    # operations
+    store_timeout_ms: Annotated[int, _bounded(100, 60_000, "NYUMBA_STORE_TIMEOUT_MS")] = 2_000
+    store_connect_timeout_ms: Annotated[
+        int, _bounded(100, 60_000, "NYUMBA_STORE_CONNECT_TIMEOUT_MS")
+    ] = 2_000
+    drain_ms: Annotated[int, _bounded(0, 120_000, "NYUMBA_DRAIN_MS")] = 0
+    ws_ping_ms: Annotated[int, _bounded(1000, 600_000, "NYUMBA_WS_PING_MS")] = 5_000
+    log_level: Annotated[
+        Literal["debug", "info", "warning", "error"], Meta(extra=_v("NYUMBA_LOG_LEVEL"))
+    ] = "info"
+    log_format: Annotated[Literal["text", "json"], Meta(extra=_v("NYUMBA_LOG_FORMAT"))] = "text"
+    access_log: Annotated[bool, Meta(extra=_v("NYUMBA_ACCESS_LOG"))] = False
+
+    def doubts(self) -> list[str]:
+        """Allowed but probably wrong: said in the log at start (tests rely on some)."""
+        out = []
+        if self.presence_ttl_ms <= self.tick_ms:
+            out.append(
+                f"NYUMBA_PRESENCE_TTL_MS={self.presence_ttl_ms} is not longer than "
+                f"NYUMBA_TICK_MS={self.tick_ms}, which refreshes it: players will show as "
+                f"absent between refreshes"
+            )
+        return out
+
+
+class BadSetting(ValueError):
+    """One line: the variable, its value, what is allowed."""

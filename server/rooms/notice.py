@@ -1,0 +1,50 @@
+"""What a room's channel carries to every node: one ``Notice`` per stored
+change (msgpack), published by the compare-and-set (``server/store/store.py``) and
+forwarded by each node's fan-out (``server/live/fanout.py``)."""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+
+class NoticeKind(enum.StrEnum):
+    """What a notice on a room's channel says (one letter on the wire)."""
+
+    STATE = "S"  # a new room revision: forward ``payload``, the encoded ``state`` message
+    PRESENCE = "P"  # presence changed: rebuild the state and forward it
+    EVENT = "E"  # ``payload`` is an event message (an offer's news) to forward as it is
+
+
+class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """What a room's channel carries to every node. For ``STATE``, ``seats``
+    are the seat owners' token hashes (so nodes can tell each connection its
+    sides), ``computer`` the side the computer must play now, ``stamp`` the
+    revision's stamp and ``base`` the stamp of the revision it replaced (a node
+    that forwarded another revision under that number knows the store's history
+    is not the one it showed: ``server/live/fanout.py``)."""
+
+    rev: int
+    kind: NoticeKind
+    payload: bytes = b""
+    seats: list[str | None] = []
+    computer: int | None = None
+    stamp: str = ""
+    base: str = ""
+
+
+_notice_enc = msgspec.msgpack.Encoder()
+_notice_dec = msgspec.msgpack.Decoder(Notice)
+
+
+def encode_notice(notice: Notice) -> bytes:
+    return _notice_enc.encode(notice)
+
+
+def decode_notice(data: bytes) -> Notice:
+    return _notice_dec.decode(data)
+
+
+# Heard on a Cluster after a subscription moved (notices missed): the node reads the room again.
+REREAD = encode_notice(Notice(0, NoticeKind.PRESENCE))

@@ -1,0 +1,392 @@
+"""Rooms in Redis (or the embedded Valkey): one hash per room, written only by
+an atomic compare-and-set that also refreshes expiry and publishes.
+
+Keys (every key carries a hash tag, so on a Cluster a room's keys share one
+slot and each script touches one slot)::
+
+    <prefix>room:{id}                  hash: rev, stamp, data (msgpack Room)
+    <prefix>room:{id}:presence         sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
+    <prefix>room:{id}:lease            the node playing the room's computer seat (short TTL)
+    <prefix>room:{id}:sync             written before WAIT (``NYUMBA_ACK_REPLICAS``; 60 s TTL)
+    <prefix>quota:rooms:{addr}:<min>   rooms created by a client address in a minute
+    channel <prefix>room:{id}          notices (``Notice``, msgpack)
+    channel <prefix>node:{node}        one node's own channel
+
+The store is found from the URL (``server.store.topology``): one Redis/Valkey, a
+Cluster (detected: any node's address will do, or several, its seeds; sharded
+pub/sub, slot routing) or a Sentinel-managed master (``redis+sentinel://``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from server.ops import metrics
+from server.rooms.notice import REREAD
+from server.store import topology
+from server.store.replicas import Replicas
+from server.store.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
+
+# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice,
+# new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
+# has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
+# that was judged: an older revision, or the same revision with another stamp (another history).
+# That only happens when the store went back in time (a failover to a replica that had not
+# received every write, a restore from an older snapshot): the node resynchronises the room.
+# An empty expected stamp (a room written by a version that kept none) is not compared.
+# An empty notice publishes nothing (a change only the sender hears of: a kept answer).
+_CAS = """
+local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
+if not cur[1] then return -1 end
+if cur[1] ~= ARGV[1] then
+  if tonumber(cur[1]) < tonumber(ARGV[1]) then return 2 end
+  return 1
+end
+if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
+redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
+return 0
+"""
+# On a Cluster the notice goes to the room's shard only (the channel has the room's slot).
+_CAS_SHARDED = _CAS.replace("'PUBLISH'", "'SPUBLISH'")
+
+# KEYS: lease. ARGV: node, ms. Takes the lease, or extends it if this node holds it
+# (so a take resent after a lost reply still finds it ours).
+_TAKE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+# KEYS: room. ARGV: rev, data, expire-at ms, stamp. Creates only; 1 when created.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'data', ARGV[2], 'stamp', ARGV[4])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return 1
+"""
+
+# KEYS: room, presence. ARGV: expire-at ms, then member, score pairs. Refreshes
+# presence and the room's idle expiry (only while the room exists).
+_TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #ARGV, 2 do
+  redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
+end
+redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+redis.call('PEXPIREAT', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS: presence. ARGV: now ms. Drops ended entries: every spectator's, and each side's but
+# its latest (kept as that side's "last seen" while the side has no live entry).
+# KEYS: presence. ARGV: after ms, until ms, cap, member. 1 added, 0 the room is full.
+_ADMIT = """
+if redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf') >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+return 1
+"""
+
+_PRUNE = """
+local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES')
+if #ended == 0 then return 0 end
+local live = {}
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')) do
+  live[string.match(m, '^[^:]*')] = true
+end
+local latest, best = {}, {}
+for i = 1, #ended, 2 do
+  local side, score = string.match(ended[i], '^[^:]*'), tonumber(ended[i + 1])
+  if (side == '0' or side == '1') and not live[side] and (best[side] == nil or score > best[side]) then
+    latest[side], best[side] = ended[i], score
+  end
+end
+local removed = 0
+for i = 1, #ended, 2 do
+  local m = ended[i]
+  if m ~= latest['0'] and m ~= latest['1'] then
+    redis.call('ZREM', KEYS[1], m)
+    removed = removed + 1
+  end
+end
+return removed
+"""
+
+# KEYS: lease. ARGV: node. Deletes the lease only if this node holds it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+_CAS_RESULT = {0: "written", -1: "gone", 1: "conflict", 2: "behind"}
+
+
+class Store:
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "nyumba:",
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        command_timeout: float = COMMAND_TIMEOUT,
+    ):
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix may not contain { or } (Cluster hash tags)")
+        self.url = url
+        self.prefix = prefix
+        self.timeouts = topology.Timeouts(
+            connect_timeout=connect_timeout, command_timeout=command_timeout
+        )
+        self._use(topology.open_store(url, REREAD, **self.timeouts))
+
+    async def start(self) -> None:
+        """Find out what the URL names (``topology.found``): a Cluster node switches the
+        store to the Cluster; of several nodes, the one that answers must be a Cluster's."""
+        found = await topology.found(self.topology, self.url, REREAD, **self.timeouts)
+        if found is not self.topology:
+            self._use(found)
+
+    def _use(self, t: topology.Topology) -> None:
+        self.topology = t
+        # The per-message path (load, compare-and-set, publish, presence, leases) shares
+        # one multiplexed connection per master; pub/sub and the rest use ``redis``.
+        self.link = t.link
+        self.redis = t.redis
+        self.sharded = t.kind == "cluster"
+        self._cas = self.link.script(_CAS_SHARDED if self.sharded else _CAS)
+        self._create = self.link.script(_CREATE)
+        self._touch = self.link.script(_TOUCH)
+        self._prune = self.link.script(_PRUNE)
+        self._admit = self.link.script(_ADMIT)
+        self._take = self.link.script(_TAKE)
+        self._release = self.link.script(_RELEASE)
+        self._replicas: Replicas | None = None
+
+    def pubsub(self) -> Any:
+        """A subscriber (``server.store.subscriber``; sharded on a Cluster, ``server.store.shardsub``):
+        ``subscribe``, ``unsubscribe``, ``aclose``, and messages to its ``deliver``."""
+        return self.topology.pubsub()
+
+    # key names -------------------------------------------------------------
+    def room_key(self, room_id: str) -> str:
+        return f"{self.prefix}room:{{{room_id}}}"
+
+    def presence_key(self, room_id: str) -> str:
+        return self.room_key(room_id) + ":presence"
+
+    def lease_key(self, room_id: str) -> str:
+        return self.room_key(room_id) + ":lease"
+
+    def channel(self, room_id: str) -> str:
+        return self.room_key(room_id)
+
+    def node_channel(self, node_id: str) -> str:
+        return f"{self.prefix}node:{{{node_id}}}"
+
+    def room_of_channel(self, channel: bytes | str) -> str:
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        return channel[channel.index("{") + 1 : channel.rindex("}")]
+
+    # rooms -----------------------------------------------------------------
+    async def create(
+        self, room_id: str, rev: int, data: bytes, expire_at_ms: int, stamp: str = ""
+    ) -> bool:
+        return bool(
+            await self._create(keys=[self.room_key(room_id)], args=[rev, data, expire_at_ms, stamp])
+        )
+
+    async def load(self, room_id: str) -> tuple[bytes | None, list[tuple[bytes, float]]]:
+        """The room's data and its presence entries, in one round trip."""
+        key = self.room_key(room_id)
+        data, flat = await self.link.execute_many(
+            [("HGET", key, "data"), ("ZRANGE", key + ":presence", 0, -1, "WITHSCORES")]
+        )
+        return data, _pairs(flat)
+
+    async def cas(
+        self,
+        room_id: str,
+        expected_rev: int,
+        new_rev: int,
+        data: bytes,
+        expire_at_ms: int,
+        notice: bytes,
+        *,
+        stamp: str = "",
+        expected_stamp: str = "",
+    ) -> int:
+        """Write the room if the store still has the revision (and stamp) that was judged;
+        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind)."""
+        channel = self.channel(room_id)
+        result = int(
+            await self._cas(
+                keys=[self.room_key(room_id), self.presence_key(room_id)],
+                args=[
+                    expected_rev,
+                    new_rev,
+                    data,
+                    expire_at_ms,
+                    channel,
+                    notice,
+                    stamp,
+                    expected_stamp,
+                ],
+            )
+        )
+        metrics.cas_results(_CAS_RESULT.get(result, "conflict")).inc()
+        return result
+
+    async def publish_to_node(self, node_id: str, data: bytes) -> None:
+        """On a node's own channel (the metrics' pub/sub probe)."""
+        command = "SPUBLISH" if self.sharded else "PUBLISH"
+        await self.link.execute(command, self.node_channel(node_id), data)
+
+    async def publish(self, room_id: str, notice: bytes) -> None:
+        command = "SPUBLISH" if self.sharded else "PUBLISH"
+        await self.link.execute(command, self.channel(room_id), notice)
+
+    async def replicated(self, room_id: str, count: int, timeout_ms: int) -> bool:
+        """Whether ``count`` replicas have what was written to the room so far
+        (waiting at most ``timeout_ms``); see ``server.store.replicas``."""
+        if count <= 0:
+            return True
+        if self._replicas is None:
+            # WAIT holds its connection: a link of its own. The command deadline would
+            # abort a WAIT longer than itself, so the ack timeout stays under it.
+            limit = int(self.timeouts["command_timeout"] * 1000 * 0.75)
+            timeout_ms = max(1, min(timeout_ms, limit))
+            self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
+        return await self._replicas.confirm(self.room_key(room_id))
+
+    async def count_room_creation(self, address: str, minute: int) -> int:
+        """Rooms created from ``address`` in ``minute`` (this one included)."""
+        key = f"{self.prefix}quota:rooms:{{{address}}}:{minute}"
+        count, _ = await self.link.execute_many([("INCR", key), ("EXPIRE", key, 120)])
+        return int(count)
+
+    # presence --------------------------------------------------------------
+    async def touch_many(
+        self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
+    ) -> list[tuple[bool, list[tuple[bytes, float]], int, str]]:
+        """``touch`` for several rooms in one write, each with its presence
+        entries and stored revision read back: (room alive, entries, rev, stamp)
+        per room. With ``prune_before_ms``, entries that ended by then are pruned
+        first."""
+        commands: list[tuple] = []
+        for room_id, members, expire_at_ms in rooms:
+            key = self.room_key(room_id)
+            flat: list[Any] = []
+            for member, score in members.items():
+                flat += [member, score]
+            commands.append(
+                ("EVALSHA", self._touch.sha, 2, key, key + ":presence", expire_at_ms, *flat)
+            )
+            if prune_before_ms is not None:
+                commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
+            commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
+            commands.append(("HMGET", key, "rev", "stamp"))
+        try:
+            replies = await self.link.execute_many(commands)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+            for script in (_TOUCH, _PRUNE):  # a restarted store forgot them
+                await self.link.load_script(script)
+            replies = await self.link.execute_many(commands)
+        step = 3 if prune_before_ms is None else 4
+        out = []
+        for i in range(0, len(replies), step):
+            rev, stamp = replies[i + step - 1]
+            out.append(
+                (bool(replies[i]), _pairs(replies[i + step - 2]), int(rev or -1), _text(stamp))
+            )
+        return out
+
+    async def touch(self, room_id: str, members: dict[str, int], expire_at_ms: int) -> bool:
+        args: list[Any] = [expire_at_ms]
+        for member, score in members.items():
+            args += [member, score]
+        return bool(
+            await self._touch(keys=[self.room_key(room_id), self.presence_key(room_id)], args=args)
+        )
+
+    async def present_count(self, room_id: str, after_ms: int) -> int:
+        """Connections whose presence lasts beyond ``after_ms``."""
+        return int(await self.link.execute("ZCOUNT", self.presence_key(room_id), after_ms, "+inf"))
+
+    async def admit_visitor(
+        self, room_id: str, member: str, after_ms: int, until_ms: int, cap: int
+    ) -> bool:
+        """Count ``member`` present until ``until_ms`` if fewer than ``cap``
+        connections are present after ``after_ms``: one script, so simultaneous
+        visitors cannot all pass a count taken before any of them was added (150
+        joined a room capped at 64 when it was a count and then a write)."""
+        return bool(
+            await self._admit(
+                keys=[self.presence_key(room_id)], args=[after_ms, until_ms, cap, member]
+            )
+        )
+
+    async def end_presence(self, room_id: str, members: dict[str, int]) -> None:
+        """Mark entries as ended at their score (kept as "last seen"); absent ones stay absent."""
+        flat: list[Any] = []
+        for member, score in members.items():
+            flat += [score, member]
+        await self.link.execute("ZADD", self.presence_key(room_id), "XX", *flat)
+
+    # computer lease --------------------------------------------------------
+    async def take_lease(self, room_id: str, node: str, ms: int) -> bool:
+        return bool(await self._take(keys=[self.lease_key(room_id)], args=[node, ms]))
+
+    async def extend_lease(self, room_id: str, ms: int) -> None:
+        await self.link.execute("PEXPIRE", self.lease_key(room_id), ms)
+
+    async def release_lease(self, room_id: str, node: str) -> None:
+        await self._release(keys=[self.lease_key(room_id)], args=[node])
+
+    async def ping(self) -> bool:
+        return bool(await self.link.execute("PING"))
+
+    async def close(self) -> None:
+        self.link.close()
+        if self._replicas is not None:
+            self._replicas.link.close()
+        await self.redis.aclose()
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else (value or "")
+
+
+def _pairs(flat: list) -> list[tuple[bytes, float]]:
+    """ZRANGE ... WITHSCORES's flat reply as (member, score) pairs."""
+    return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+
+def watchers(members: list[tuple[bytes, float]], now_ms: int) -> int:
+    """How many present connections hold no seat (their entries are ``w:<conn>``)."""
+    return sum(1 for member, score in members if member.startswith(b"w:") and score > now_ms)
+
+
+def presence_by_side(
+    members: list[tuple[bytes, float]], now_ms: int
+) -> dict[int, tuple[bool, int]]:
+    """side -> (present, last seen ms) from the presence set's entries."""
+    out: dict[int, tuple[bool, int]] = {}
+    for member, score in members:
+        head = member.split(b":", 1)[0]
+        if head not in (b"0", b"1"):
+            continue
+        side = int(head)
+        present, seen = out.get(side, (False, 0))
+        out[side] = (present or score > now_ms, max(seen, int(score)))
+    return out

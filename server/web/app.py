@@ -1,0 +1,363 @@
+"""The Starlette application: HTTP routes, the WebSocket, security headers.
+
+HTTP
+    GET  /                         the start page (client/index.html)
+    GET  /r/{room}                 a room's page (client/room.html)
+    GET  /static/...               the client's files
+    GET  /healthz                  200 when the store answers, else 503 (with version)
+    GET  /livez, /readyz           the process answers; the store answers and not draining
+    GET  /metrics                  Prometheus metrics (server/ops/metrics.py)
+    GET  /api/games                profiles and their options
+    POST /api/rooms                create a room → {room, url, token, sides}
+    GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
+    GET  /api/rooms/{room}/history the room's plies with sides and intent ids
+    POST /api/replay               a record → every position of it, for a replay view
+    POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
+    GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
+    GET  /api/protocol.json        the WebSocket protocol's JSON Schema
+    GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (from server/web/api.py)
+WebSocket
+    /ws                            see PROTOCOL.md
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import msgspec
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.status import WS_1008_POLICY_VIOLATION
+from starlette.websockets import WebSocket
+
+import engine
+from server.computer.analysis import Analyses
+from server.computer.replays import Busy, Offload, record_job, replay_view_job
+from server.live import connection
+from server.live.addrcap import AddressCap
+from server.live.arrivals import REFUSAL_PAUSE_S
+from server.live.node import Node
+from server.ops import health as H
+from server.ops import metrics
+from server.ops.config import Settings
+from server.rooms import protocol as P
+from server.rooms import room as R
+from server.rooms import view
+from server.store.store import Store
+from server.web import httpguard
+from server.web.analysis import routes as analysis_routes
+from server.web.api import CreateRoom, Health, RoomCreated, openapi
+from server.web.httpguard import problem as _problem
+
+log = logging.getLogger("nyumba.app")
+
+MAX_RECORD = 64 * 1024  # bytes of an uploaded record: the proxy's client_max_body_size
+MAX_ROOM_REQUEST = 64 * 1024  # bytes of a room request (a few hundred in practice)
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; media-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP response, and a cache policy:
+    static files revalidate after five minutes, pages and API answers are
+    not stored."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = scope["path"].startswith("/static/")
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
+                headers += SECURITY_HEADERS
+                headers.append(
+                    (b"cache-control", b"public, max-age=300" if static else b"no-store")
+                )
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    """A body encoded from its declaration (``server/web/api.py``)."""
+    return Response(msgspec.json.encode(body), status, media_type="application/json")
+
+
+def _busy() -> Response:
+    return _problem(
+        503,
+        "busy",
+        "The server is busy replaying games; try again in a moment.",
+        headers={"retry-after": str(Busy.retry_after_s)},
+    )
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _node(request: Request | WebSocket) -> Node:
+    node: Node = request.app.state.node
+    return node
+
+
+def _settings(request: Request | WebSocket) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def page(name: str) -> Callable[[Request], Awaitable[Response]]:
+    async def serve(request: Request) -> Response:
+        path = _settings(request).client_dir / name
+        if not path.is_file():
+            return PlainTextResponse(f"The client page {name} is not built yet.", 404)
+        return FileResponse(path, media_type="text/html")
+
+    return serve
+
+
+async def healthz(request: Request) -> Response:
+    node = _node(request)
+    why = await H.store_answers(node.store.ping)  # a deadline; outages logged once (health.py)
+    if why is not None:
+        return _problem(503, "store-down", why)
+    # worker and pid: which process answered (server/run/workers.py; tests kill one)
+    worker = _settings(request).worker
+    return _json(Health(ok=True, node=node.node_id, worker=worker, pid=os.getpid()))
+
+
+async def games(request: Request) -> Response:
+    return _json(list(engine.profiles()))
+
+
+async def protocol_schema(request: Request) -> Response:
+    return JSONResponse(P.schema())
+
+
+async def openapi_document(request: Request) -> Response:
+    return JSONResponse(openapi())
+
+
+async def over_room_quota(request: Request) -> bool:
+    """Rooms created by this client address this minute, counted in the
+    store so every node enforces one budget."""
+    settings = _settings(request)
+    count = await _node(request).store.count_room_creation(
+        _address(request), _node(request).now() // 60_000
+    )
+    return bool(count > settings.rooms_per_minute)
+
+
+async def create_room(request: Request) -> Response:
+    if httpguard.cross_site(request, _settings(request).allowed_origins):
+        return _problem(403, "cross-site", "Rooms are created from nyumba's own pages.")
+    body = await httpguard.read_body(request, MAX_ROOM_REQUEST)
+    try:
+        spec = msgspec.json.decode(body, type=CreateRoom)
+    except msgspec.ValidationError as exc:
+        return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
+    except (msgspec.DecodeError, RecursionError):
+        return _problem(400, "bad-json", "The room request is not valid JSON.")
+    if await over_room_quota(request):
+        limit = _settings(request).rooms_per_minute
+        return _problem(429, "rate-limited", f"At most {limit} new rooms a minute, please.")
+    room_id = secrets.token_urlsafe(12)  # 96 random bits
+    try:
+        room, token, sides = R.create(
+            room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, _node(request).now()
+        )
+    except engine.BadOptions as exc:
+        return _problem(400, "bad-game", str(exc))
+    except R.Refused as r:
+        return _problem(400, r.code, r.message)
+    if not await _node(request).create_room(room):
+        return _problem(409, "busy", "That room id is taken; try again.")
+    created = RoomCreated(room=room.id, url=f"/r/{room.id}", token=token, sides=sides)
+    return _json(created, 201)
+
+
+def _offload(request: Request) -> Offload:
+    offload: Offload = request.app.state.offload
+    return offload
+
+
+async def room_record(request: Request) -> Response:
+    """The current game's record, as a download (made in a worker process)."""
+    data, _ = await _node(request).store.load(request.path_params["room"])
+    if data is None:
+        return _problem(404, "no-room", P.ERRORS["no-room"])
+    try:
+        body, name = await _offload(request).run(_address(request), record_job, data)
+    except Busy:
+        return _busy()
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"content-disposition": f'attachment; filename="{name}"'},
+    )
+
+
+async def room_history(request: Request) -> Response:
+    data, _ = await _node(request).store.load(request.path_params["room"])
+    if data is None:
+        return _problem(404, "no-room", P.ERRORS["no-room"])
+    return _json(view.history(R.decode_room(data)))
+
+
+async def replay(request: Request) -> Response:
+    """A record (any game, either format) replayed for a client to step through."""
+    if httpguard.cross_site(request, _settings(request).allowed_origins):
+        return _problem(403, "cross-site", "Replays are asked for from nyumba's own pages.")
+    body = await httpguard.read_body(request, MAX_RECORD)
+    try:
+        ok, answer = await _offload(request).run(
+            _address(request), replay_view_job, body, cache_key=body, size=lambda a: len(a[1])
+        )
+    except Busy:
+        return _busy()
+    if not ok:
+        return _problem(400, "bad-record", answer.decode())
+    return Response(answer, media_type="application/json")
+
+
+def origin_allowed(ws: WebSocket) -> bool:
+    """Browsers send Origin on WebSocket upgrades; other clients may not (and
+    are let in). Allowed: the configured origins (``NYUMBA_ALLOWED_ORIGINS``),
+    or else the page's own (Origin's host is the Host the request was sent to)."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/")
+    allowed = _settings(ws).allowed_origins
+    if allowed:
+        return origin in allowed
+    return origin.split("://", 1)[-1] == ws.headers.get("host", "")
+
+
+async def socket(ws: WebSocket) -> None:
+    if not origin_allowed(ws):
+        # Before accept: the upgrade is refused with HTTP 403.
+        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        return
+    address = ws.client.host if ws.client else "unknown"
+    opens = _node(ws).arrivals.opens
+    if not await opens.spend(address):
+        # Over the address's opens this minute: 429, never accepted, after a pause
+        # (server/live/arrivals.py says why).
+        await asyncio.sleep(REFUSAL_PAUSE_S)
+        refusal = f"At most {opens.limit} new connections a minute from one address, please."
+        retry = {"retry-after": str(opens.retry_after_s())}
+        with contextlib.suppress(OSError):  # the client did not wait for the answer
+            await ws.send_denial_response(_problem(429, "rate-limited", refusal, headers=retry))
+        return
+    write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
+    conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
+    conn.address = address
+    cap: AddressCap = ws.app.state.addrcap
+    if not await cap.admit(address, conn.id):
+        # Over the address's socket cap: 403, never accepted.
+        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        return
+    metrics.SOCKETS.inc()
+    try:
+        await connection.serve(ws, conn, _node(ws))
+    finally:
+        metrics.SOCKETS.dec()
+        await cap.release(address, conn.id)
+
+
+async def store_down(request: Request, exc: Exception) -> Response:
+    H.STORE.failed(exc)  # logged once per outage
+    return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    store = Store(
+        settings.redis_url or "",
+        settings.key_prefix,
+        connect_timeout=settings.store_connect_timeout_ms / 1000,
+        command_timeout=settings.store_timeout_ms / 1000,
+    )
+    await store.start()  # a Cluster is found out here
+    node = Node(settings, store)
+    await node.start()
+    app.state.node = node
+    metrics.rooms_from(lambda: len(node.local))
+    H.STORE.watch(store.ping)  # notices the end of an outage
+    offload = app.state.offload = node.offload = Offload(settings.replay_workers)
+    offload.warm()
+    cap = app.state.addrcap = AddressCap(store, settings.sockets_per_address)
+    analyses = app.state.analyses = Analyses(
+        store.redis, settings.key_prefix, node.computer.analyse, keep_s=settings.room_ttl_ms // 1000
+    )
+    renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
+    probing = asyncio.create_task(
+        metrics.probe_pubsub(lambda data: store.publish_to_node(node.node_id, data)),
+        name="pubsub-probe",
+    )
+    try:
+        yield
+    finally:
+        renewing.cancel()
+        probing.cancel()
+        analyses.close()
+        offload.close()
+        H.STORE.close()
+        await node.stop()
+        await store.close()
+
+
+def create_app(settings: Settings) -> Starlette:
+    routes = [
+        Route("/", page("index.html")),
+        Route("/r/{room}", page("room.html")),
+        Route("/healthz", healthz),
+        Route("/livez", H.livez),
+        Route("/readyz", H.readyz),
+        Route("/metrics", metrics.endpoint),
+        Route("/api/games", games),
+        Route("/api/protocol.json", protocol_schema),
+        Route("/api/openapi.json", openapi_document),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms/{room}/record", room_record),
+        Route("/api/rooms/{room}/history", room_history),
+        Route("/api/replay", replay, methods=["POST"]),
+        *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
+        WebSocketRoute("/ws", socket),
+        Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
+    app.state.settings = settings
+    app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
+    app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
+    app.add_middleware(SecurityHeaders)
+    return app
