@@ -42,7 +42,9 @@ holds a connection per attempt: the peer cap at accept
 (deploy/proxy/nginx.conf), then bounds it to about 132 a second.
 
 A budget is a fixed window: the count of the current minute (by the store's
-clock, ``StoreClock``), one ``INCR`` in a key that lapses after the minute.
+clock, ``StoreClock``), one ``INCR`` in a key that lapses after the minute (a
+burst across two minutes gets both: 400 joins in one bench run). The shipped
+proxy refuses the 201st upgrade of a minute itself (deploy/proxy/nginx.conf).
 Each node also counts what it saw itself: once its own count is over a
 budget it refuses without asking the store (a flood from one address costs
 the store nothing more), and if the store does not answer, the local count
