@@ -300,7 +300,6 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     node = Node(settings, store)
     await node.start()
     app.state.node = node
-    metrics.rooms_from(lambda: len(node.local))
     H.STORE.watch(store.ping)  # notices the end of an outage
     offload = app.state.offload = node.offload = Offload(settings.replay_workers)
     offload.warm()
