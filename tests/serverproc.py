@@ -62,6 +62,7 @@ class ServerProcess:
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
         env["NYUMBA_SOCKETS_PER_ADDRESS"] = "1000000"
         env["NYUMBA_RATE_MESSAGES_PER_ADDRESS"] = "1000000000"
+        env["NYUMBA_REPORTS_PER_MINUTE"] = "1000000"  # every browser test's page reports its device
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url

@@ -348,7 +348,7 @@ def create_app(settings: Settings) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
     app.state.settings = settings
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
-    app.state.report_rate = reports.Rate()  # in memory: no address is written anywhere
+    app.state.report_rate = reports.Rate(settings.reports_per_minute)  # in memory only
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
     return app

@@ -15,8 +15,8 @@ Never the address, an id, a time finer than the day, or the user agent: the page
 families it read from it, and this module reads no header but the ones that guard it.
 
 Refused, and counted in ``nyumba_page_reports_refused_total``: a post from another site's page
-(403), over the rate (429: ``PER_ADDRESS`` a minute from one address, ``PER_NODE`` a minute in
-all, per node), a body over ``MAX_REPORT`` bytes (413), anything that is not one report as
+(403), over the rate (429: ``NYUMBA_REPORTS_PER_MINUTE`` from one address, ``PER_NODE`` in
+all, per node and minute), a body over ``MAX_REPORT`` bytes (413), anything that is not one report as
 declared (400). The rate is counted in this process's memory, so no address is written
 anywhere; that is why it is hand-written rather than a store-backed limiter (``limits`` would
 be a new dependency for a dict of counters, at most ``MAX_ADDRESSES`` entries, about 1 MB).
@@ -38,7 +38,6 @@ from server.web.api import DeviceReport, FriendLinkReport, PageReport, SocketFai
 from server.web.httpguard import problem
 
 MAX_REPORT = 512  # bytes: a device report is about 110
-PER_ADDRESS = 20  # reports a minute from one address (a page sends at most three)
 PER_NODE = 1200  # reports a minute in all, on one node
 WINDOW_S = 60.0
 MAX_ADDRESSES = 10_000
@@ -52,7 +51,7 @@ class Rate:
 
     def __init__(
         self,
-        per_address: int = PER_ADDRESS,
+        per_address: int,  # NYUMBA_REPORTS_PER_MINUTE (a page sends at most three)
         per_node: int = PER_NODE,
         clock: Callable[[], float] = time.monotonic,
     ):
@@ -118,8 +117,9 @@ async def receive(request: Request) -> Response:
     if httpguard.cross_site(request, app.settings.allowed_origins):
         return _refused("cross-site", 403, "cross-site", "Reports come from nyumba's own pages.")
     if not app.report_rate.admit(request.client.host if request.client else "unknown"):
+        limit = app.report_rate.per_address
         return _refused(
-            "over-rate", 429, "rate-limited", f"At most {PER_ADDRESS} reports a minute, please."
+            "over-rate", 429, "rate-limited", f"At most {limit} reports a minute, please."
         )
     try:
         body = await httpguard.read_body(request, MAX_REPORT)

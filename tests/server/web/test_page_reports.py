@@ -15,8 +15,11 @@ import redis
 from serverproc import ServerProcess
 from statskit import key, moved, scrape
 
+from server.ops.config import Settings
 from server.store.embedded import EmbeddedValkey
-from server.web.reports import MAX_REPORT, PER_ADDRESS
+from server.web.reports import MAX_REPORT
+
+PER_ADDRESS = Settings().reports_per_minute
 
 AGENT = "ReportTester/1.0 (unique-agent-7f3a)"
 DEVICE = {
@@ -43,7 +46,7 @@ def server(store, tmp_path_factory):
     srv = ServerProcess(
         redis_url=store.url,
         data_dir=tmp_path_factory.mktemp("reports-node"),
-        env={"NYUMBA_KEY_PREFIX": "rep:"},
+        env={"NYUMBA_KEY_PREFIX": "rep:", "NYUMBA_REPORTS_PER_MINUTE": str(PER_ADDRESS)},
     ).start()
     yield srv
     srv.stop()
