@@ -19,6 +19,13 @@ Counters and histograms are module-level, incremented where things happen:
                                           own channel every ``PROBE_EVERY_S`` (the same path
                                           and connection as the rooms' notices)
     nyumba_rooms_open, nyumba_sockets     rooms with a connection here; open WebSockets
+    nyumba_arrivals_refused_total{kind}   WebSocket opens, joins and room visitors over their
+                                          budget per minute (server/live/arrivals.py)
+    nyumba_gc_objects{generation}         objects the collector tracks in the young (0) and
+                                          middle (1) generations, counted at scrape time: the
+                                          middle one holds what outlived a young pass since
+                                          the last full one (server/ops/collector.py), so garbage
+                                          in reference cycles shows as its growth
     nyumba_build_info{version}            always 1
 
 Game statistics, counted by the node whose compare-and-set started or finished a game, so
@@ -55,8 +62,10 @@ One view of a machine under ``--workers``: the supervisor gives its workers (and
 there and ``/metrics`` sums them all (prometheus-client's multiprocess mode), so one scrape of
 the port is the whole machine. Gauges say how they sum (``multiprocess_mode``): sockets, rooms
 and the computer's queue add up over the live processes; the store and readiness take the
-lowest. In that mode the per-process collectors (``process_*``, ``python_gc_*``) are not
-exported: the library cannot sum them. A single node exports them as before.
+lowest; ``nyumba_gc_objects`` is each worker's own (a ``pid`` label), set when it answers a
+scrape and every ``PROBE_EVERY_S``. In that mode the per-process collectors (``process_*``,
+``python_gc_*``) are not exported: the library cannot sum them. A single node exports them as
+before.
 """
 
 from __future__ import annotations
@@ -138,8 +147,34 @@ ROOMS_OPEN = Gauge(
     "nyumba_rooms_open", "Rooms with a connection on this node", multiprocess_mode="livesum"
 )
 SOCKETS = Gauge("nyumba_sockets", "Open WebSockets on this node", multiprocess_mode="livesum")
+ARRIVALS_REFUSED = Counter(
+    "nyumba_arrivals_refused", "Opens, joins and visitors over their budget per minute", ["kind"]
+)
 BUILD = Gauge("nyumba_build_info", "The running version", ["version"], multiprocess_mode="max")
 BUILD.labels(__version__).set(1)
+GC_OBJECTS = Gauge(
+    "nyumba_gc_objects",
+    "Objects the collector tracks, young (0) and middle (1)",
+    ["generation"],
+    multiprocess_mode="liveall",  # per process (a pid label): each worker's own heap
+)
+_MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+
+
+def _tracked(generation: int) -> Callable[[], float]:
+    return lambda: float(len(gc.get_objects(generation)))
+
+
+def _count_gc_objects() -> None:
+    """Under ``--workers`` a value is read from the files, not asked at scrape time: each
+    process sets its own when it answers a scrape and every ``PROBE_EVERY_S``."""
+    for generation in (0, 1):
+        GC_OBJECTS.labels(str(generation)).set(_tracked(generation)())
+
+
+if not _MULTIPROCESS:
+    for _generation in (0, 1):  # not the old one: walking it costs ~8 ms per 600,000 objects
+        GC_OBJECTS.labels(str(_generation)).set_function(_tracked(_generation))
 
 GAMES_STARTED = Counter(
     "nyumba_games_started", "Games started, by game, mode and level", ["game", "mode", "level"]
@@ -273,6 +308,8 @@ async def probe_pubsub(publish: Callable[[bytes], Awaitable[Any]]) -> None:
     while True:
         with contextlib.suppress(Exception):
             await publish(struct.pack(">d", time.time()))
+        if _MULTIPROCESS:
+            _count_gc_objects()
         await asyncio.sleep(PROBE_EVERY_S)
 
 
@@ -288,14 +325,15 @@ def _registry() -> CollectorRegistry:
     """This process's registry; under ``--workers`` one that sums every process's files."""
     global _scraped
     if _scraped is None:
-        path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-        if not path:
+        if not _MULTIPROCESS:
             _scraped = REGISTRY
         else:
             _scraped = CollectorRegistry()
-            multiprocess.MultiProcessCollector(_scraped, path)
+            multiprocess.MultiProcessCollector(_scraped, os.environ["PROMETHEUS_MULTIPROC_DIR"])
     return _scraped
 
 
 async def endpoint(request: Request) -> Response:
+    if _MULTIPROCESS:
+        _count_gc_objects()
     return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
