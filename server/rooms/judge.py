@@ -37,6 +37,7 @@ from server.rooms.room import (
     new_token,
     token_sides,
 )
+from server.rooms.tally import timed
 
 GAMES_KEPT = 20
 
@@ -372,6 +373,7 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         o = room.offer
         if not any(e.kind == o.kind and e.by == o.by for e in change.events):
             change.events = [P.OfferMade(kind=o.kind, by=o.by, status="withdrawn")] + change.events
+    change.room = timed(room, change.room, ctx.now_ms)  # the game's start and end times
     intent_id = getattr(intent, "id", None)
     if ctx.who is not None and intent_id is not None and isinstance(change.reply, Reply):
         change.seen = change.room is not room

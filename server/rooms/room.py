@@ -87,6 +87,11 @@ class Room(msgspec.Struct, gc=False):
     # server/rooms/answers.py and then left empty.
     answers: bytes = b""
     games: list[dict[str, Any]] = []  # finished games of this room, as records
+    # When the current game started (store clock, ms; 0: a friend room still waiting for its
+    # second player) and first ended (0: not yet). An undo after the end keeps ``finished_ms``,
+    # so a game ended, taken back and ended again is counted once (server/rooms/tally.py).
+    started_ms: int = 0
+    finished_ms: int = 0
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
@@ -263,6 +268,7 @@ def create(
         seats=seats,
         state=encode_state(game.start()),
         stamp=new_stamp(),
+        started_ms=0 if mode == "friend" else now_ms,  # a friend room starts when joined
     )
     return room, token, sides
 

@@ -12,6 +12,7 @@ HTTP
     GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
     GET  /api/rooms/{room}/history the room's plies with sides and intent ids
     POST /api/replay               a record → every position of it, for a replay view
+    POST /api/reports              what only the page sees, as counts (server/web/reports.py)
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
@@ -54,7 +55,7 @@ from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
-from server.web import httpguard
+from server.web import httpguard, reports
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated, openapi
 from server.web.httpguard import problem as _problem
@@ -311,7 +312,6 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     node = Node(settings, store)
     await node.start()
     app.state.node = node
-    metrics.rooms_from(lambda: len(node.local))
     H.STORE.watch(store.ping)  # notices the end of an outage
     offload = app.state.offload = node.offload = Offload(settings.replay_workers)
     offload.warm()
@@ -351,6 +351,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/rooms/{room}/record", room_record),
         Route("/api/rooms/{room}/history", room_history),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/reports", reports.receive, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
@@ -358,6 +359,7 @@ def create_app(settings: Settings) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
     app.state.settings = settings
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
+    app.state.report_rate = reports.Rate(settings.reports_per_minute)  # in memory only
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
     return app
