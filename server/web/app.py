@@ -15,9 +15,12 @@ HTTP
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
-    GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (from server/web/api.py)
+    GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (server/web/openapi.py)
 WebSocket
-    /ws                            see PROTOCOL.md
+    /ws                            see PROTOCOL.md (over plain HTTP: 426 upgrade-required)
+
+Every HTTP error is a problem document ``{code, message}`` (``server/web/httpguard.py``),
+a refused WebSocket upgrade too.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.status import WS_1008_POLICY_VIOLATION
@@ -55,8 +59,9 @@ from server.rooms import view
 from server.store.store import Store
 from server.web import httpguard
 from server.web.analysis import routes as analysis_routes
-from server.web.api import CreateRoom, Health, RoomCreated, openapi
+from server.web.api import CreateRoom, Health, RoomCreated
 from server.web.httpguard import problem as _problem
+from server.web.openapi import document as openapi
 
 log = logging.getLogger("nyumba.app")
 
@@ -136,7 +141,7 @@ def page(name: str) -> Callable[[Request], Awaitable[Response]]:
     async def serve(request: Request) -> Response:
         path = _settings(request).client_dir / name
         if not path.is_file():
-            return PlainTextResponse(f"The client page {name} is not built yet.", 404)
+            return _problem(404, "not-found", f"The client page {name} is not built yet.")
         return FileResponse(path, media_type="text/html")
 
     return serve
@@ -260,10 +265,30 @@ def origin_allowed(ws: WebSocket) -> bool:
     return origin.split("://", 1)[-1] == ws.headers.get("host", "")
 
 
+async def refuse_upgrade(ws: WebSocket, code: str, message: str) -> None:
+    """Refuse the upgrade with HTTP 403 and a problem document (or, on a server without
+    the denial-response extension, a bare 403)."""
+    if "websocket.http.response" in ws.scope.get("extensions", {}):
+        nosniff = {"x-content-type-options": "nosniff"}  # no middleware sees a denial
+        await ws.send_denial_response(_problem(403, code, message, headers=nosniff))
+    else:
+        await ws.close(code=WS_1008_POLICY_VIOLATION)
+
+
+async def socket_over_http(request: Request) -> Response:
+    """``/ws`` asked for without an upgrade (a browser's address bar, a crawler)."""
+    return _problem(
+        426,
+        "upgrade-required",
+        "/ws is a WebSocket: open it with an upgrade (server/PROTOCOL.md).",
+        headers={"upgrade": "websocket"},
+    )
+
+
 async def socket(ws: WebSocket) -> None:
     if not origin_allowed(ws):
         # Before accept: the upgrade is refused with HTTP 403.
-        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        await refuse_upgrade(ws, "cross-site", "WebSockets are opened from nyumba's own pages.")
         return
     address = ws.client.host if ws.client else "unknown"
     write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
@@ -272,7 +297,8 @@ async def socket(ws: WebSocket) -> None:
     cap: AddressCap = ws.app.state.addrcap
     if not await cap.admit(address, conn.id):
         # Over the address's socket cap: 403, never accepted.
-        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        limit = _settings(ws).sockets_per_address
+        await refuse_upgrade(ws, "too-many-sockets", f"At most {limit} WebSockets an address.")
         return
     metrics.SOCKETS.inc()
     try:
@@ -342,9 +368,11 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/replay", replay, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         WebSocketRoute("/ws", socket),
+        Route("/ws", socket_over_http),
         Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
+    handlers = {RedisError: store_down, HTTPException: httpguard.http_error}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.settings = settings
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first

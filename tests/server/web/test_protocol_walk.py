@@ -171,7 +171,8 @@ def test_openapi_covers_every_route_and_its_bodies_are_the_servers(server):
     assert created["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
         "/CreateRoom"
     )
-    assert set(schemas["CreateRoom"]["properties"]) == set(fields(api.CreateRoom))
+    for variant in schemas["CreateRoom"]["oneOf"]:  # one per game
+        assert set(variant["properties"]) == set(fields(api.CreateRoom))
     # Answers decode with the declarations the document was made from.
     body = httpx.post(server.url + "/api/rooms", json={"game": "kalah"}).json()
     room = msgspec.convert(body, api.RoomCreated)
