@@ -3,7 +3,8 @@
 HTTP
     GET  /                         the start page (client/index.html)
     GET  /r/{room}                 a room's page (client/room.html)
-    GET  /static/...               the client's files
+    GET  /static/...               the client's files (also /static/v/<version>/..., cached
+                                   for a year: server/web/static.py)
     GET  /healthz                  200 when the store answers, else 503 (with version)
     GET  /livez, /readyz           the process answers; the store answers and not draining
     GET  /metrics                  Prometheus metrics (server/ops/metrics.py)
@@ -30,17 +31,17 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.websockets import WebSocket
 
@@ -57,7 +58,7 @@ from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
-from server.web import httpguard
+from server.web import httpguard, static
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated
 from server.web.httpguard import problem as _problem
@@ -83,9 +84,9 @@ SECURITY_HEADERS = [
 
 
 class SecurityHeaders:
-    """Adds the security headers to every HTTP response, and a cache policy:
-    static files revalidate after five minutes, pages and API answers are
-    not stored."""
+    """Adds the security headers to every HTTP response, and ``no-store`` to every
+    answer that has no cache policy of its own (the client's files and pages have:
+    server/web/static.py)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -94,15 +95,12 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        static = scope["path"].startswith("/static/")
 
         async def send_with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
-                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
-                headers += SECURITY_HEADERS
-                headers.append(
-                    (b"cache-control", b"public, max-age=300" if static else b"no-store")
-                )
+                headers = [*message.get("headers", []), *SECURITY_HEADERS]
+                if not any(name == b"cache-control" for name, _ in headers):
+                    headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -135,16 +133,6 @@ def _node(request: Request | WebSocket) -> Node:
 def _settings(request: Request | WebSocket) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
-
-
-def page(name: str) -> Callable[[Request], Awaitable[Response]]:
-    async def serve(request: Request) -> Response:
-        path = _settings(request).client_dir / name
-        if not path.is_file():
-            return _problem(404, "not-found", f"The client page {name} is not built yet.")
-        return FileResponse(path, media_type="text/html")
-
-    return serve
 
 
 async def healthz(request: Request) -> Response:
@@ -352,9 +340,12 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> Starlette:
+    client = static.Client(settings.client_dir)
+    files = static.Files(client)
     routes = [
-        Route("/", page("index.html")),
-        Route("/r/{room}", page("room.html")),
+        Route("/", static.page(client, "index.html")),
+        Route("/r/{room}", static.page(client, "room.html")),
+        Route("/static/rules.html", static.page(client, "rules.html")),
         Route("/healthz", healthz),
         Route("/livez", H.livez),
         Route("/readyz", H.readyz),
@@ -369,12 +360,18 @@ def create_app(settings: Settings) -> Starlette:
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         WebSocketRoute("/ws", socket),
         Route("/ws", socket_over_http),
-        Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
+        Mount(static.PREFIX + "/{version}", files),
+        Mount("/static", files),
     ]
     handlers = {RedisError: store_down, HTTPException: httpguard.http_error}
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.settings = settings
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
+    # Answers of 500 bytes and more (the client's files, the analysis, the schemas) go
+    # gzipped, at level 6: 208 KB of client in 69 KB (level 9: 69 KB too; brotli 11: 59 KB,
+    # tests/bench/weight.py). Secrets (a seat token, a cancel token) travel only in smaller
+    # answers, which are sent as they are: nothing for a compression oracle (BREACH).
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     app.add_middleware(SecurityHeaders)
     return app
