@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
+from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn
 from server.live.fanout import Fanout
 from server.live.handlers import HANDLERS
@@ -61,6 +62,7 @@ class Node:
             self.computer = Computer(settings.computer_workers)
         self.offload: Offload | None = None  # the replay pool, set by the app
         self.budget = Budget(settings)
+        self.arrivals = Arrivals(store, self.now, settings)  # opens, joins, visitors per minute
         self.clock = StoreClock()
         self.local: dict[str, LocalRoom] = {}  # rooms with connections on this node
         self.computer_seats = ComputerSeats(

@@ -32,7 +32,7 @@ STATUS = {
     413: "The body is over 64 KiB: too-large",
     415: "The body is not sent as application/json: bad-content-type",
     426: "Not a WebSocket upgrade: upgrade-required",
-    429: "Over the rooms-per-minute quota: rate-limited",
+    429: "Over a per-address quota: rate-limited (with Retry-After where it says when)",
     500: "A fault of the server: internal (nothing changed)",
     503: "The store does not answer (store-down), or busy: try again after Retry-After",
 }
@@ -346,15 +346,19 @@ def document(version: str = "1") -> dict[str, Any]:
                     "See server/PROTOCOL.md. Refusals are Problems: 400 bad-upgrade (an "
                     "upgrade websockets refuses: no Sec-WebSocket-Key, a version other than "
                     "13), 403 cross-site (an Origin not allowed) or too-many-sockets (the "
-                    "address's cap), 426 upgrade-required (no upgrade at all)."
+                    "address's cap), 429 rate-limited (the address's opens a minute, with "
+                    "Retry-After), 426 upgrade-required (no upgrade at all)."
                 ),
                 "responses": {
                     "101": {"description": "Switching protocols: the WebSocket is open"},
                     **problems(
                         400,
                         403,
+                        429,
                         s400="An upgrade websockets refuses (bad-upgrade)",
                         s403="cross-site, or too-many-sockets",
+                        s429="Over the address's WebSocket opens a minute (rate-limited), "
+                        "answered after a second's pause, with Retry-After",
                     ),
                     "426": {
                         **_json(_ref("Problem"), "Not an upgrade (upgrade-required)"),
