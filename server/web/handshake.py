@@ -44,7 +44,6 @@ import ipaddress
 import json
 import logging
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -52,6 +51,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.http11 import Response as HandshakeResponse
+from websockets.server import ServerProtocol
 
 from server.web.httpguard import excerpt
 
@@ -95,13 +95,13 @@ def problem_body(code: str, message: str) -> bytes:
     return json.dumps({"code": code, "message": excerpt(message, 300)}).encode()
 
 
-def _refusing_with_problems(
-    reject: Callable[[Any, str], HandshakeResponse],
-) -> Callable[[Any, str], HandshakeResponse]:
-    """``ServerProtocol.reject``, answering a problem document instead of a line of text."""
+class _ProblemServerProtocol(ServerProtocol):
+    """websockets' server side, answering a refused handshake with a problem document
+    instead of a line of text (every refusal goes through ``reject``: websockets' own, and
+    uvicorn's 400, 403 and 500)."""
 
-    def reject_with_problem(status: Any, text: str) -> HandshakeResponse:
-        response = reject(status, text)
+    def reject(self, status: Any, text: str) -> HandshakeResponse:
+        response = super().reject(status, text)
         code = REFUSED.get(response.status_code, "bad-upgrade")
         body = problem_body(code, text.strip() or http.HTTPStatus(response.status_code).phrase)
         headers = response.headers
@@ -109,8 +109,6 @@ def _refusing_with_problems(
         headers["Content-Type"] = "application/json"
         headers["Content-Length"] = str(len(body))
         return dataclasses.replace(response, body=body)
-
-    return reject_with_problem
 
 
 class _CycleTransport:
@@ -298,7 +296,9 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = self.inbox = _Inbox()
-        self.conn.reject = _refusing_with_problems(self.conn.reject)  # type: ignore[method-assign,assignment]
+        # The class, not an attribute: a method kept on the instance would hold it in a
+        # reference cycle until the full collection (tests/server/web/test_connection_garbage.py).
+        self.conn.__class__ = _ProblemServerProtocol
 
     async def run_asgi(self) -> None:
         extensions: dict[str, Any] = self.scope.setdefault("extensions", {})  # type: ignore[assignment]
