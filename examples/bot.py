@@ -16,13 +16,19 @@ import asyncio
 import itertools
 import json
 import sys
+import urllib.error
 import urllib.request
 
 import websockets
 
 
+class Refused(Exception):
+    """The server answered an HTTP error: its problem document's code and sentence."""
+
+
 def create_room(base: str, game: str, level: str) -> dict:
-    """POST /api/rooms -> {room, url, token, sides}."""
+    """POST /api/rooms -> {room, url, token, sides}; Refused with the server's
+    problem document ({code, message}, every HTTP error) when it says no."""
     body = json.dumps({"game": game, "mode": "computer", "side": "south", "level": level})
     request = urllib.request.Request(
         base + "/api/rooms",
@@ -30,8 +36,16 @@ def create_room(base: str, game: str, level: str) -> dict:
         headers={"content-type": "application/json"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.load(answer)
+    except urllib.error.HTTPError as error:
+        with error:
+            try:
+                problem = json.load(error)
+            except ValueError:
+                problem = {"code": str(error.code), "message": error.reason}
+        raise Refused(f"{error.code} {problem['code']}: {problem['message']}") from None
 
 
 class Bot:
@@ -94,7 +108,11 @@ def main() -> int:
     parser.add_argument("--level", default="beginner")
     args = parser.parse_args()
     base = args.url.rstrip("/")
-    room = create_room(base, args.game, args.level)
+    try:
+        room = create_room(base, args.game, args.level)
+    except Refused as refused:
+        print(f"the server refused the room: {refused}", file=sys.stderr)
+        return 2
     final = asyncio.run(Bot(base, room).play())
     outcome = final["outcome"]
     who = {0: "South (the bot)", 1: "North (the computer)", None: "nobody"}[outcome["winner"]]

@@ -147,6 +147,14 @@ def _read(data: str | bytes | dict[str, Any]) -> tuple[Record, list[Any]]:
     return reader.read(data)
 
 
+def schema() -> dict[str, Any]:
+    """What ``load`` checks before it replays, as one JSON Schema: either format's fields,
+    their types and the values read as fixed (``format``, ``version`` …). A record that
+    matches may still not load: its moves, results and final position are checked by
+    replaying them, which no schema says."""
+    return {"oneOf": [f.schema() for f in FORMATS.values()]}
+
+
 # -- replaying -----------------------------------------------------------------------------
 
 

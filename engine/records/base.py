@@ -60,6 +60,7 @@ class Format(Protocol):
 
     def write(self, game: Game, sheet: GameSheet) -> dict[str, Any]: ...
     def read(self, data: dict[str, Any]) -> tuple[Record, list[Any]]: ...
+    def schema(self) -> dict[str, Any]: ...
 
 
 class GameSheet(msgspec.Struct, frozen=True):
@@ -197,6 +198,33 @@ def convert(data: dict[str, Any], kind: type[Any]) -> Any:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as e:
         raise BadRecord(f"not a valid {data.get('format')} record: {e}") from None
+
+
+def shape(kind: type[Any], fixed: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The JSON Schema of what ``convert(data, kind)`` accepts, with no ``$ref`` (each
+    nested Struct written in place), and the fields a reader checks by value narrowed by
+    ``fixed`` (``{"version": {"const": 1}}``; a dotted name reaches into an array's items:
+    ``"moves.side"``). A record that matches may still not replay: BadRecord names the ply."""
+    generated = msgspec.json.schema(kind)
+    defs = generated.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(defs[node["$ref"].rsplit("/", 1)[1]])
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    out: dict[str, Any] = inline(generated)
+    for name, narrowed in fixed.items():
+        where = out
+        *outer, last = name.split(".")
+        for part in outer:
+            where = where["properties"][part]["items"]
+        where["properties"][last] = {**where["properties"].get(last, {}), **narrowed}
+    return out
 
 
 def j(value: Any) -> str:

@@ -21,6 +21,7 @@ from engine import bao_core as core
 from engine.bao_board import INDEX, NAMES, PASS, Move, State
 from engine.core import Game, IllegalMove, Outcome
 from engine.records.base import (
+    MODES,
     SIDE,
     BadRecord,
     GameSheet,
@@ -33,6 +34,7 @@ from engine.records.base import (
     j,
     record_of,
     same,
+    shape,
     to_move,
 )
 from engine.registry import load as load_game
@@ -306,6 +308,13 @@ class _Trial(msgspec.Struct, forbid_unknown_fields=True):
     outcome: dict[str, Any]
     computer: dict[str, Any] | None = None
     nyumba: _Extra | None = None
+
+
+def schema() -> dict[str, Any]:
+    """What ``read`` checks before it replays, as JSON Schema (``base.shape``): the
+    header's fixed values, then the fields' types."""
+    fixed = {key: {"const": value} for key, value in HEADER.items()}
+    return shape(_Trial, {**fixed, "mode": {"enum": list(MODES)}})
 
 
 def read(data: dict[str, Any]) -> tuple[Record, list[Any]]:

@@ -12,6 +12,7 @@ from engine.core import BadNotation, BadOptions, Game, IllegalMove, Outcome
 from engine.records import base
 from engine.records.base import BadRecord, GameSheet, Record
 from engine.registry import load as load_game
+from engine.registry import profiles
 
 FORMAT = "nyumba-record"
 VERSION = 1
@@ -57,6 +58,31 @@ class _Generic(msgspec.Struct, forbid_unknown_fields=True):
     players: list[str | None] | None = None
     mode: str = "local"
     computer: dict[str, Any] | None = None
+
+
+def schema() -> dict[str, Any]:
+    """What ``read`` checks before it replays, as JSON Schema (``base.shape``)."""
+    return base.shape(
+        _Generic,
+        {
+            "format": {"const": FORMAT},
+            "version": {"const": VERSION},
+            "game": {"enum": [p.name for p in profiles()]},
+            "mode": {"enum": list(base.MODES)},
+            "players": {
+                "anyOf": [
+                    {
+                        "type": "array",
+                        "items": {"type": ["string", "null"]},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                    {"type": "null"},
+                ]
+            },
+            "moves.side": {"enum": [0, 1]},
+        },
+    )
 
 
 def read(data: dict[str, Any]) -> tuple[Record, list[Any]]:

@@ -80,17 +80,39 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 
-# KEYS: the askers. ARGV: a token's hash. The askers left after that token's wish is
-# withdrawn, or -1 when no asker holds it (nothing changes).
+# KEYS: the askers, the progress, the finished analysis. ARGV: a token's hash, the cancelled
+# status, its seconds. The askers left after that token's wish is withdrawn (at 0 the progress
+# says cancelled at once, for every node's GET), -1 when no asker holds it, -2 when the
+# analysis has finished meanwhile (nothing changes).
 _WITHDRAW = """
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  return -2
+end
 local askers = redis.call('HGETALL', KEYS[1])
 for i = 1, #askers, 2 do
   if askers[i + 1] == ARGV[1] then
     redis.call('HDEL', KEYS[1], askers[i])
-    return redis.call('HLEN', KEYS[1])
+    local left = redis.call('HLEN', KEYS[1])
+    if left == 0 then
+      redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+    end
+    return left
   end
 end
 return -1
+"""
+
+# KEYS: the progress, the askers. ARGV: the running status, its seconds, the askers' seconds.
+# The askers left; at 0 (the last wish was withdrawn, perhaps on another node) the progress
+# is left as the DELETE wrote it, never running again.
+_TELL = """
+local left = redis.call('HLEN', KEYS[2])
+if left == 0 then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return left
 """
 
 
@@ -109,6 +131,7 @@ class _Job:
         self.done = 0
         self.seen = time.monotonic()
         self.cancelled = False  # nobody who asked wants it any more
+        self.released = False  # its share of its address given back (_release)
         self.task: asyncio.Task[None] | None = None
         self.told = 0.0  # when progress was last written and the askers counted
 
@@ -134,6 +157,7 @@ class Analyses:
         self.planning = 0
         self._ask_script = redis.register_script(_ASK)
         self._withdraw_script = redis.register_script(_WITHDRAW)
+        self._tell_script = redis.register_script(_TELL)
 
     def _k(self, key: str, part: str = "") -> str:
         return f"{self.prefix}analysis:{{{key}}}{part}"
@@ -200,29 +224,38 @@ class Analyses:
             pipe.get(self._k(key, ":progress"))
             done, progress = await pipe.execute()
         if done is not None:
-            return P.AnalysisStatus(
-                key, "done", analysis=msgspec.json.decode(done, type=A.Analysis)
-            )
+            analysis = msgspec.json.decode(done, type=A.Analysis)
+            jobs = len(analysis.values) + len(A.wanted_lines(analysis))
+            return P.AnalysisStatus(key, "done", jobs, jobs, analysis=analysis)
         if progress is not None:
             return msgspec.json.decode(progress, type=P.AnalysisStatus)
         return None
 
     async def cancel(self, key: str, token: str | None) -> P.AnalysisStatus | None:
         """Withdraw the wish of the asker holding ``token``; the work stops when nobody who
-        asked still wants it. A running analysis without that token: ``NotOwner``, nothing
-        changes. One that is not running: where it stands (or None), as a GET says."""
-        if token:
-            keys = [self._k(key, ":askers")]
-            left = await self._withdraw_script(keys=keys, args=[hash_token(token)])
-            if left >= 0:
-                job = self.jobs.get(key)
-                if left == 0 and job is not None:
-                    job.cancelled = True  # ours: at once (another node's looks in _tell)
-                return P.AnalysisStatus(key, "cancelled", message=CANCELLED if not left else LEFT)
+        asked still wants it. The answer is what a GET answers from then on: ``cancelled``
+        (the last wish), ``running`` with a sentence (others still want it), or, for an
+        analysis not running any more, where it stands (or None), token or not. A running
+        analysis without that token: ``NotOwner``, nothing changes."""
         known = await self.status(key, asking=False)
-        if known is not None and known.status == "running":
-            raise NotOwner()
-        return known
+        if known is None or known.status != "running":
+            return known
+        if token:
+            gone = msgspec.structs.replace(known, status="cancelled", message=CANCELLED)
+            keys = [self._k(key, ":askers"), self._k(key, ":progress"), self._k(key)]
+            args = [hash_token(token), P.encode_http(gone), ENDED_KEEP_S]
+            left = await self._withdraw_script(keys=keys, args=args)
+            if left == -2:  # finished meanwhile
+                return await self.status(key, asking=False)
+            if left == 0:
+                job = self.jobs.pop(key, None)  # ours: stopped at once (another node's: _tell)
+                if job is not None:
+                    job.cancelled = True
+                    self._release_job(job)  # the address may ask again at once
+                return gone
+            if left > 0:
+                return msgspec.structs.replace(known, message=LEFT)
+        raise NotOwner()
 
     def _running(self, job: _Job) -> P.AnalysisStatus:
         return P.AnalysisStatus(job.key, "running", done=job.done, total=job.total)
@@ -257,6 +290,9 @@ class Analyses:
                 raw = await self._ask(job.key, "line", job.data, index, move)
                 lines[index + 1] = msgspec.msgpack.decode(raw, type=list[A.LineMove])
                 job.done += 1
+            if job.cancelled:  # the last wish was withdrawn during the last job
+                end, message = "cancelled", CANCELLED
+                return
             result = A.encode(A.assemble(game, family, values, lines))
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.set(self._k(job.key), result, ex=self.keep_s)
@@ -273,13 +309,17 @@ class Analyses:
         except Exception:
             log.exception("analysis %s failed", job.key)
         finally:
-            self.jobs.pop(job.key, None)
-            self._release(job.address)
-            if end != "done":
+            if self.jobs.get(job.key) is job:
+                del self.jobs[job.key]
+            self._release_job(job)
+            # Asked for anew since it was cancelled: the new analysis's keys are not ours.
+            if end != "done" and job.key not in self.jobs:
                 with contextlib.suppress(Exception):
                     status = P.AnalysisStatus(job.key, end, job.done, job.total, message=message)  # type: ignore[arg-type]
                     async with self.redis.pipeline(transaction=False) as pipe:
-                        pipe.set(self._k(job.key, ":progress"), P.encode_http(status), ex=60)
+                        pipe.set(
+                            self._k(job.key, ":progress"), P.encode_http(status), ex=ENDED_KEEP_S
+                        )
                         pipe.delete(self._k(job.key, ":askers"))
                         await pipe.execute()
 
@@ -296,14 +336,16 @@ class Analyses:
         every ``TELL_EVERY_S``: one position's job takes a few milliseconds, and a store round
         trip costs the event loop more than the job's answer did."""
         job.told = time.monotonic()
-        askers = self._k(job.key, ":askers")
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(self._k(job.key, ":progress"), P.encode_http(self._running(job)), ex=30)
-            pipe.expire(askers, ASKERS_KEEP_S)
-            pipe.hlen(askers)
-            *_, left = await pipe.execute()
-        if not left:
+        keys = [self._k(job.key, ":progress"), self._k(job.key, ":askers")]
+        args = [P.encode_http(self._running(job)), 30, ASKERS_KEEP_S]
+        if not await self._tell_script(keys=keys, args=args):
             job.cancelled = True
+
+    def _release_job(self, job: _Job) -> None:
+        """Give back the share of a job's address, once."""
+        if not job.released:
+            job.released = True
+            self._release(job.address)
 
     def _release(self, address: str) -> None:
         self.by_address[address] -= 1
@@ -320,6 +362,7 @@ RETRY_S = 10
 TELL_EVERY_S = 0.5  # progress written (and the askers counted) at most this often
 MAX_ASKERS = 32  # addresses whose wish one analysis records
 ASKERS_KEEP_S = 300  # renewed while it runs; lapses after a node that died with it
+ENDED_KEEP_S = 60  # how long a cancelled or failed analysis is told as such
 NONE = "No analysis of that record is running or kept here; ask for one with POST /api/analysis."
 CANCELLED = "The analysis was cancelled; ask again to start it anew."
 LEFT = "Cancelled for you; others who asked for this analysis still want it, so it runs on."

@@ -8,7 +8,10 @@ The rule every intent with an ``id`` follows:
   content, gets that answer again and changes nothing — on any node, after
   any reconnect or restart;
 * the same id with other content in the same game is refused ``id-reused``;
-  in a later game it names a new intent (ids are scoped to seat + game);
+  in a later game it names a new intent, whatever its content (ids are scoped
+  to seat + game). An answer belongs to the game the room is in once it is
+  given: the ``rematch`` (or accepting ``reply``) that starts a game is kept
+  with that game, so its resend is answered, not judged again;
 * the room keeps the answers of its latest ``ANSWERS_KEPT`` ids; an older
   id is judged afresh (a resent ``move`` or ``undo`` is then ``stale``).
 
@@ -108,17 +111,17 @@ def recall(room: Room, intent: Any, who: str | None) -> Reply | None:
     if at == -1:
         return None
     _, content, game_no, version = _RECORD.unpack_from(room.kept, at)
+    if game_no != room.game_no:
+        return None  # an id of an earlier game: a new intent, whatever its content
     if content == digest(intent):
         if version != REPLY:
             return P.Ack(id=intent_id, version=version)
         return _reply.decode(room.replies[kid])  # a resend: rare, decoded only then
-    if game_no == room.game_no:
-        raise Refused(
-            "id-reused",
-            f"The id {intent_id!r} already named another intent in this game; "
-            "use a new id for each intent.",
-        )
-    return None  # an id of an earlier game: a new intent
+    raise Refused(
+        "id-reused",
+        f"The id {intent_id!r} already named another intent in this game; "
+        "use a new id for each intent.",
+    )
 
 
 def remember(room: Room, intent: Any, who: str, answer: Reply, game_no: int) -> Room:

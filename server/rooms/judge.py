@@ -112,11 +112,11 @@ def _play(room: Room, pos: Position, side: int, text: str, intent_id: str | None
 def move(room: Room, pos: Position, intent: P.Move, ctx: Context) -> Change:
     _seated(ctx.sides)
     _not_over(room)
+    if any(room.seats[side].holder == "computer" for side in ctx.sides):  # before the turn
+        raise Refused("not-allowed", "The computer holds your seat; reclaim it first.")
     side = pos.to_move
     if side not in ctx.sides:
         raise Refused("not-your-turn")
-    if room.seats[side].holder == "computer":
-        raise Refused("not-allowed", "The computer holds this seat; reclaim it first.")
     _current(room, intent.version)
     change = _play(room, pos, side, intent.move, intent.id)
     change.reply = _ack(intent, change.room)
@@ -378,7 +378,8 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
     if ctx.who is not None and intent_id is not None and isinstance(change.reply, Reply):
         change.seen = change.room is not room
         after = change.room if change.seen else changed(room)
-        change.room = remember(after, intent, ctx.who, change.reply, room.game_no)
+        game_no = after.game_no  # the game it is answered in: a rematch's is the new one
+        change.room = remember(after, intent, ctx.who, change.reply, game_no)
     return change
 
 

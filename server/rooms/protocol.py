@@ -151,7 +151,7 @@ class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False, gc=F
     cycle collector, ``gc=False``)."""
 
 
-class Welcome(_Out, frozen=True, tag="welcome"):
+class Welcome(_Out, frozen=True, tag="welcome", omit_defaults=True):
     """Which sides this connection holds (empty: a spectator). ``token`` is
     present only the first time a seat is granted; the server keeps only its
     hash, so the client must store it (per room) to reclaim the seat."""
@@ -165,8 +165,10 @@ class Seat(msgspec.Struct, frozen=True, gc=False):
     """Who holds a side: ``"person"``, ``"computer"`` or ``"empty"``.
     ``present`` is true while a connection holds it (the computer is always
     present). ``absent_ms`` is how long a person's seat has been without a
-    connection (0 when present); ``handover_ms`` is how much longer the
-    opponent must wait before handing it to the computer."""
+    connection (0 when present, and for a seat nobody has taken); ``handover_ms``
+    is how much longer the opponent must wait before handing it to the computer
+    (null when present, and for a seat nobody has taken: that is never handed
+    over). Both are as of the moment the state was sent: clients count on."""
 
     side: int
     holder: Literal["person", "computer", "empty"]
@@ -275,14 +277,15 @@ class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
     """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
     (``server/computer/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
     best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
-    ``cancelled``/``failed`` with a sentence. ``cancel_token``: only in the answer of a POST
-    that asked for a running analysis, the asker's secret (DELETE it with ``Authorization:
-    Bearer <cancel_token>``)."""
+    ``cancelled``/``failed`` with a sentence. ``done`` and ``total`` are always there (a
+    finished analysis: both its count of jobs). ``cancel_token``: only in the answer of a
+    POST that asked for a running analysis, the asker's secret (DELETE it with
+    ``Authorization: Bearer <cancel_token>``)."""
 
     key: str
     status: Literal["running", "done", "cancelled", "failed"]
-    done: int = 0
-    total: int = 0
+    done: int
+    total: int
     analysis: Analysis | None = None
     message: str | None = None
     cancel_token: str | None = None

@@ -42,8 +42,9 @@ def _seat(
     if seat.holder == "computer":
         return P.Seat(side, "computer", True, seat.level, 0, None, owned, seat.name)
     present, last_seen = presence.get(side, (False, 0))
-    if present:
-        return P.Seat(side, seat.holder, True, None, 0, None, owned, seat.name)
+    if present or not owned:
+        # A seat nobody has taken is not absent: it cannot be handed over (judge.hand_over).
+        return P.Seat(side, seat.holder, present, None, 0, None, owned, seat.name)
     gone = max(0, now_ms - max(last_seen, seat.claimed_ms, room.created_ms))
     return P.Seat(side, seat.holder, False, None, gone, max(0, absent_ms - gone), owned, seat.name)
 

@@ -41,8 +41,8 @@ def bearer(request: Request) -> str | None:
 def routes(analyses: Callable[[], Analyses], allowed_origins: Any) -> list[Route]:
     """``POST /api/analysis``, ``GET`` and ``DELETE /api/analysis/{key}``."""
 
-    def answer(status: P.AnalysisStatus) -> Response:
-        code = 202 if status.status == "running" else 200
+    def answer(status: P.AnalysisStatus, running: int = 202) -> Response:
+        code = running if status.status == "running" else 200
         return Response(P.encode_http(status), code, media_type="application/json")
 
     async def post(request: Request) -> Response:
@@ -70,8 +70,10 @@ def routes(analyses: Callable[[], Analyses], allowed_origins: Any) -> list[Route
                 status = await analyses().cancel(key, bearer(request))
             except NotOwner:
                 return problem(403, "not-owner", NOT_OWNER)
-        else:
-            status = await analyses().status(key)
+            if status is None:
+                return problem(404, "no-analysis", NONE)
+            return answer(status, running=200)  # your wish is withdrawn; others' run on
+        status = await analyses().status(key)
         if status is None:
             return problem(404, "no-analysis", NONE)
         return answer(status)

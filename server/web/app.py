@@ -3,7 +3,8 @@
 HTTP
     GET  /                         the start page (client/index.html)
     GET  /r/{room}                 a room's page (client/room.html)
-    GET  /static/...               the client's files
+    GET  /static/...               the client's files (also /static/v/<version>/..., cached
+                                   for a year: server/web/static.py)
     GET  /healthz                  200 when the store answers, else 503 (with version)
     GET  /livez, /readyz           the process answers; the store answers and not draining
     GET  /metrics                  Prometheus metrics (server/ops/metrics.py)
@@ -16,9 +17,12 @@ HTTP
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
-    GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (from server/web/api.py)
+    GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (server/web/openapi.py)
 WebSocket
-    /ws                            see PROTOCOL.md
+    /ws                            see PROTOCOL.md (over plain HTTP: 426 upgrade-required)
+
+Every HTTP error is a problem document ``{code, message}`` (``server/web/httpguard.py``),
+a refused WebSocket upgrade too.
 """
 
 from __future__ import annotations
@@ -28,16 +32,17 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.websockets import WebSocket
 
@@ -55,10 +60,11 @@ from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
-from server.web import httpguard, reports
+from server.web import httpguard, reports, static
 from server.web.analysis import routes as analysis_routes
-from server.web.api import CreateRoom, Health, RoomCreated, openapi
+from server.web.api import CreateRoom, Health, RoomCreated
 from server.web.httpguard import problem as _problem
+from server.web.openapi import document as openapi
 
 log = logging.getLogger("nyumba.app")
 
@@ -80,9 +86,9 @@ SECURITY_HEADERS = [
 
 
 class SecurityHeaders:
-    """Adds the security headers to every HTTP response, and a cache policy:
-    static files revalidate after five minutes, pages and API answers are
-    not stored."""
+    """Adds the security headers to every HTTP response, and ``no-store`` to every
+    answer that has no cache policy of its own (the client's files and pages have:
+    server/web/static.py)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -91,15 +97,12 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        static = scope["path"].startswith("/static/")
 
         async def send_with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
-                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
-                headers += SECURITY_HEADERS
-                headers.append(
-                    (b"cache-control", b"public, max-age=300" if static else b"no-store")
-                )
+                headers = [*message.get("headers", []), *SECURITY_HEADERS]
+                if not any(name == b"cache-control" for name, _ in headers):
+                    headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -132,16 +135,6 @@ def _node(request: Request | WebSocket) -> Node:
 def _settings(request: Request | WebSocket) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
-
-
-def page(name: str) -> Callable[[Request], Awaitable[Response]]:
-    async def serve(request: Request) -> Response:
-        path = _settings(request).client_dir / name
-        if not path.is_file():
-            return PlainTextResponse(f"The client page {name} is not built yet.", 404)
-        return FileResponse(path, media_type="text/html")
-
-    return serve
 
 
 async def healthz(request: Request) -> Response:
@@ -262,10 +255,30 @@ def origin_allowed(ws: WebSocket) -> bool:
     return origin.split("://", 1)[-1] == ws.headers.get("host", "")
 
 
+async def refuse_upgrade(ws: WebSocket, code: str, message: str) -> None:
+    """Refuse the upgrade with HTTP 403 and a problem document (or, on a server without
+    the denial-response extension, a bare 403)."""
+    if "websocket.http.response" in ws.scope.get("extensions", {}):
+        nosniff = {"x-content-type-options": "nosniff"}  # no middleware sees a denial
+        await ws.send_denial_response(_problem(403, code, message, headers=nosniff))
+    else:
+        await ws.close(code=WS_1008_POLICY_VIOLATION)
+
+
+async def socket_over_http(request: Request) -> Response:
+    """``/ws`` asked for without an upgrade (a browser's address bar, a crawler)."""
+    return _problem(
+        426,
+        "upgrade-required",
+        "/ws is a WebSocket: open it with an upgrade (server/PROTOCOL.md).",
+        headers={"upgrade": "websocket"},
+    )
+
+
 async def socket(ws: WebSocket) -> None:
     if not origin_allowed(ws):
         # Before accept: the upgrade is refused with HTTP 403.
-        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        await refuse_upgrade(ws, "cross-site", "WebSockets are opened from nyumba's own pages.")
         return
     address = ws.client.host if ws.client else "unknown"
     opens = _node(ws).arrivals.opens
@@ -284,7 +297,8 @@ async def socket(ws: WebSocket) -> None:
     cap: AddressCap = ws.app.state.addrcap
     if not await cap.admit(address, conn.id):
         # Over the address's socket cap: 403, never accepted.
-        await ws.close(code=WS_1008_POLICY_VIOLATION)
+        limit = _settings(ws).sockets_per_address
+        await refuse_upgrade(ws, "too-many-sockets", f"At most {limit} WebSockets an address.")
         return
     metrics.SOCKETS.inc()
     try:
@@ -337,9 +351,12 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> Starlette:
+    client = static.Client(settings.client_dir)
+    files = static.Files(client)
     routes = [
-        Route("/", page("index.html")),
-        Route("/r/{room}", page("room.html")),
+        Route("/", static.page(client, "index.html")),
+        Route("/r/{room}", static.page(client, "room.html")),
+        Route("/static/rules.html", static.page(client, "rules.html")),
         Route("/healthz", healthz),
         Route("/livez", H.livez),
         Route("/readyz", H.readyz),
@@ -354,12 +371,20 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/reports", reports.receive, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         WebSocketRoute("/ws", socket),
-        Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
+        Route("/ws", socket_over_http),
+        Mount(static.PREFIX + "/{version}", files),
+        Mount("/static", files),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
+    handlers = {RedisError: store_down, HTTPException: httpguard.http_error}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.settings = settings
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
     app.state.report_rate = reports.Rate(settings.reports_per_minute)  # in memory only
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
+    # Answers of 500 bytes and more (the client's files, the analysis, the schemas) go
+    # gzipped, at level 6: 208 KB of client in 69 KB (level 9: 69 KB too; brotli 11: 59 KB,
+    # tests/bench/weight.py). Secrets (a seat token, a cancel token) travel only in smaller
+    # answers, which are sent as they are: nothing for a compression oracle (BREACH).
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     app.add_middleware(SecurityHeaders)
     return app

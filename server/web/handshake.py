@@ -22,6 +22,11 @@ it, then an end of stream), reads and drops what the client still sends, up
 to ``LINGER_BYTES`` (then it stops reading: the rest waits in the kernel),
 and closes when the client is done, or after ``LINGER_S``.
 
+What uvicorn and websockets answer by themselves is a problem document too, as every HTTP
+error of the app is (``server/web/httpguard.py``): a request h11 cannot parse (400
+``bad-http``), and an upgrade websockets refuses (400 ``bad-upgrade``: no
+``Sec-WebSocket-Key``, a version other than 13 …) — both wrote a line of plain text.
+
 ``raise_fd_limit`` lifts the soft file-descriptor limit to the hard one at
 start: the per-address socket cap (``server/live/addrcap.py``) keeps any one
 address from using them all, and the default soft limit (often 1,024) is
@@ -33,7 +38,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
+import http
 import ipaddress
+import json
 import logging
 import weakref
 from typing import Any
@@ -42,6 +50,10 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+from websockets.http11 import Response as HandshakeResponse
+from websockets.server import ServerProtocol
+
+from server.web.httpguard import excerpt
 
 log = logging.getLogger("nyumba.handshake")
 
@@ -73,6 +85,30 @@ def _uncount(transport: object) -> None:
         _peers[host] -= 1
         if _peers[host] <= 0:
             del _peers[host]
+
+
+# What an upgrade websockets (or uvicorn) refused is called, by status.
+REFUSED = {400: "bad-upgrade", 403: "forbidden", 426: "upgrade-required", 500: "internal"}
+
+
+def problem_body(code: str, message: str) -> bytes:
+    return json.dumps({"code": code, "message": excerpt(message, 300)}).encode()
+
+
+class _ProblemServerProtocol(ServerProtocol):
+    """websockets' server side, answering a refused handshake with a problem document
+    instead of a line of text (every refusal goes through ``reject``: websockets' own, and
+    uvicorn's 400, 403 and 500)."""
+
+    def reject(self, status: Any, text: str) -> HandshakeResponse:
+        response = super().reject(status, text)
+        code = REFUSED.get(response.status_code, "bad-upgrade")
+        body = problem_body(code, text.strip() or http.HTTPStatus(response.status_code).phrase)
+        headers = response.headers
+        del headers["Content-Type"], headers["Content-Length"]
+        headers["Content-Type"] = "application/json"
+        headers["Content-Length"] = str(len(body))
+        return dataclasses.replace(response, body=body)
 
 
 class _CycleTransport:
@@ -184,6 +220,16 @@ class GuardedH11(H11Protocol):
         if not self.transport.is_closing():
             self._arm()  # the next request's head has the same deadline
 
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 could not parse: a problem document, as every other refusal."""
+        body = problem_body("bad-http", msg)
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        headers.append((b"content-length", str(len(body)).encode()))
+        for event in (h11.Response(status_code=400, headers=headers), h11.Data(data=body)):
+            self.transport.write(self.conn.send(event))
+        self.transport.write(self.conn.send(h11.EndOfMessage()))
+        self.transport.close()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self._linger_timer is not None:
@@ -250,6 +296,9 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = self.inbox = _Inbox()
+        # The class, not an attribute: a method kept on the instance would hold it in a
+        # reference cycle until the full collection (tests/server/web/test_connection_garbage.py).
+        self.conn.__class__ = _ProblemServerProtocol
 
     async def run_asgi(self) -> None:
         extensions: dict[str, Any] = self.scope.setdefault("extensions", {})  # type: ignore[assignment]

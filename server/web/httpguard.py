@@ -10,20 +10,26 @@
   without asking first; it would create rooms on the visitor's quota. Browsers
   name the page's origin on every POST: it must be ours (or in the allow
   list), and the form encodings are never ours anyway.
+* A body is JSON, and says so: ``Content-Type: application/json`` (any
+  parameters), else 415 ``bad-content-type`` before a byte is read, so the
+  OpenAPI document's one media type is the whole truth.
 * Failures never echo the input beyond a short excerpt, and every failure —
   a JSON document nested too deep to decode (RecursionError), or any bug —
   becomes a problem document with the security headers (Starlette's own 500
-  page is written outside the middleware that adds them).
+  page is written outside the middleware that adds them), as do Starlette's
+  own refusals: no route (404 ``not-found``) and a method a route does not
+  take (405 ``method-not-allowed``, with ``Allow``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 log = logging.getLogger("nyumba.http")
 
@@ -37,6 +43,10 @@ CLOSE = {"connection": "close"}
 
 # What a cross-site page can POST without a CORS preflight (the "CORS-safelisted" types).
 FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
+
+
+class NotJson(Exception):
+    """A body declared as something other than JSON (or not declared)."""
 
 
 class TooSlow(Exception):
@@ -55,15 +65,25 @@ def excerpt(text: object, limit: int = EXCERPT) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def problem(status: int, code: str, message: str, headers: dict | None = None) -> JSONResponse:
+def problem(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
     """The one shape of an HTTP error: ``{code, message}``, the message clipped."""
     return JSONResponse(
         {"code": code, "message": excerpt(message, MESSAGE)}, status_code=status, headers=headers
     )
 
 
+def is_json(content_type: str | None) -> bool:
+    """``application/json``, with or without parameters (``; charset=utf-8``)."""
+    return (content_type or "").split(";", 1)[0].strip().lower() == "application/json"
+
+
 async def read_body(request: Request, limit: int) -> bytes:
-    """The request's body, refused (``TooLarge``) as soon as it passes ``limit`` bytes."""
+    """The request's JSON body, refused (``TooLarge``) as soon as it passes ``limit``
+    bytes, and (``NotJson``) unread when it is not declared ``application/json``."""
+    if not is_json(request.headers.get("content-type")):
+        raise NotJson()
     declared = request.headers.get("content-length")
     if declared is not None:
         try:
@@ -102,6 +122,26 @@ def cross_site(request: Request, allowed_origins: Iterable[str]) -> bool:
     return origin.split("://", 1)[-1] != request.headers.get("host", "")
 
 
+# Starlette's refusals by status (any other: bad-request).
+STARLETTE_CODES = {404: "not-found", 405: "method-not-allowed"}
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no route, no such static file, a method the route does
+    not take) as problem documents, their headers (``Allow``) kept."""
+    assert isinstance(exc, HTTPException)
+    path = excerpt(request.url.path)
+    if exc.status_code == 405:
+        allowed = {k.lower(): v for k, v in (exc.headers or {}).items()}.get("allow", "")
+        message = f"{request.method} is not allowed on {path}; it takes {allowed}."
+    elif exc.status_code == 404:
+        message = f"There is nothing at {path}."
+    else:
+        message = str(exc.detail)
+    code = STARLETTE_CODES.get(exc.status_code, "bad-request")
+    return problem(exc.status_code, code, message, headers=exc.headers)
+
+
 class Problems:
     """ASGI middleware, inside the security headers: an exception an endpoint
     did not handle becomes a problem document instead of Starlette's bare
@@ -134,6 +174,16 @@ class Problems:
                 raise
             response = problem(
                 413, "too-large", f"The body may be at most {exc.limit} bytes.", CLOSE
+            )
+            await response(scope, receive, send)
+        except NotJson:
+            if started:
+                raise
+            response = problem(
+                415,
+                "bad-content-type",
+                "Send the body as JSON, with Content-Type: application/json.",
+                {**CLOSE, "accept-post": "application/json"},
             )
             await response(scope, receive, send)
         except TooSlow:

@@ -66,7 +66,9 @@ async def replay_spam(node, stop: asyncio.Event) -> str:
                 n += 1
                 base["players"] = [f"a{i}-{n}", "b"]  # a new body each time: no cache hits
                 r = await http.post(
-                    node.url + "/api/replay", content=json.dumps(base), headers=EVIL
+                    node.url + "/api/replay",
+                    content=json.dumps(base),
+                    headers={**EVIL, "Content-Type": "application/json"},
                 )
                 codes[r.status_code] = codes.get(r.status_code, 0) + 1
                 if r.status_code == 503:

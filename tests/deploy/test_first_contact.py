@@ -209,8 +209,11 @@ def test_the_wheel_serves_the_game_from_an_empty_directory(clone, tmp_path, caps
             time.sleep(0.2)
         index = httpx.get(base + "/")
         assert index.status_code == 200 and "<html" in index.text.lower()
-        for script in re.findall(r'src="/static/([\w./-]+\.js)"', index.text):
-            got = httpx.get(f"{base}/static/{script}")
+        # the page names its scripts under the client's version (server/web/static.py)
+        scripts = re.findall(r'src="(/static/v/[0-9a-f]+/([\w.-]+\.js))"', index.text)
+        assert scripts, index.text
+        for src, script in scripts:
+            got = httpx.get(base + src)
             assert got.status_code == 200, script
             assert got.text == (clone / "client" / script).read_text()
         assert httpx.get(base + "/static/app.js").status_code == 200

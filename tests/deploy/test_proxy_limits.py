@@ -124,7 +124,7 @@ def test_room_and_replay_posts_past_30_a_minute_get_429_per_address(proxy):
     record = records.dumps(game, [list(game.legal_moves(game.start()))[0]])
     posts = {
         "/api/rooms": ({"json": {"game": "kalah"}}, 201),
-        "/api/replay": ({"content": record}, 200),
+        "/api/replay": ({"content": record, "headers": {"content-type": "application/json"}}, 200),
     }
     with _from(FLOOD, proxy) as flood, _from(OTHER, proxy) as other:
         for path, (body, ok) in posts.items():

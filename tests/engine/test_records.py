@@ -602,3 +602,31 @@ def test_mangled_records_never_crash_the_loader():
                 records.load(data)
             except BadRecord:
                 pass
+
+
+def test_the_schema_takes_every_record_dump_writes_and_refuses_what_load_refuses_unplayed():
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(records.schema())
+    rng = random.Random(8)
+    for profile in engine.profiles():
+        game = engine.load(profile.name)
+        for fmt in {records.FORMAT, records.format_of(profile.name)}:
+            for n in range(3):
+                moves = random_moves(game, rng, limit=30 if n else 10_000)
+                data = records.dump(game, moves, players=("a", None), mode="friend", format=fmt)
+                validator.validate(json.loads(records.text(data)))
+    good = records.dump(K, list(HAND_MOVES))
+    for change in (
+        {"version": 2},
+        {"format": "nyumba-recording"},
+        {"game": "chess"},
+        {"mode": "online"},
+        {"players": ["a"]},
+        {"extra": 1},
+        {"moves": [{"move": "c", "side": 2, "result": ""}]},
+    ):
+        bad = {**good, **change}
+        assert not validator.is_valid(bad), change
+        with pytest.raises(BadRecord):
+            records.load(bad)

@@ -34,3 +34,15 @@ def test_the_bot_plays_a_whole_game_against_the_computer(server, game):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("game over after "), done.stdout
+
+
+def test_the_bot_shows_the_servers_refusal_of_a_bad_game(server):
+    done = subprocess.run(
+        [sys.executable, str(BOT), server.url, "--game", "chess"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    assert "Traceback" not in done.stderr
+    assert "400 bad-game: unknown game 'chess'" in done.stderr, done.stderr

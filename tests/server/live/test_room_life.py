@@ -259,7 +259,9 @@ def test_http_api(server):
     assert bad.status_code == 400 and bad.json()["code"] == "bad-game"
     bad = httpx.post(server.url + "/api/rooms", json={"game": "kalah", "options": {"seeds": 9}})
     assert bad.status_code == 400 and "seeds" in bad.json()["message"]
-    bad = httpx.post(server.url + "/api/rooms", content=b"{nope")
+    bad = httpx.post(
+        server.url + "/api/rooms", content=b"{nope", headers={"content-type": "application/json"}
+    )
     assert bad.status_code == 400 and bad.json()["code"] == "bad-json"
     page = httpx.get(server.url + "/healthz")
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]

@@ -36,3 +36,75 @@ def test_decoder_refuses_unknown_fields_and_bad_ranges():
     ):
         with pytest.raises(msgspec.ValidationError):
             P.decode(json.dumps(raw))
+
+
+def _section(doc: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading of its level or above."""
+    start = doc.index(heading)
+    level = heading.split(" ", 1)[0]
+    ends = [doc.find("\n" + "#" * n + " ", start + 1) for n in range(1, len(level) + 1)]
+    ends = [e for e in ends if e != -1]
+    return doc[start : min(ends) if ends else len(doc)]
+
+
+def test_every_close_code_the_server_sends_is_listed():
+    import re
+
+    doc = (SERVER / "PROTOCOL.md").read_text()
+    listed = doc[doc.index("**Close codes**") :].split("\n- ", 1)[0]
+    sources = "".join(p.read_text() for p in SERVER.rglob("*.py"))
+    sent = {
+        int(c) for c in re.findall(r"WS_(10\d\d)_|close_soon\((10\d\d)", sources) for c in c if c
+    }
+    # and those the libraries send for the server: websockets' frame cap and keepalive,
+    # uvicorn's shutdown (server/web/handshake.py, server/run/cli.py)
+    sent |= {1009, 1011, 1012}
+    for code in sorted(sent):
+        assert f"{code} (" in listed, f"close code {code} is not in PROTOCOL.md's list"
+
+
+def test_the_games_row_names_every_field_as_the_server_sends_it():
+    import re
+
+    import msgspec
+
+    import engine
+
+    doc = (SERVER / "PROTOCOL.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `GET /api/games`"))
+    named = {n.strip() for group in re.findall(r"`\{([^}`]*)\}`", row) for n in group.split(",")}
+    profile = msgspec.to_builtins(engine.profiles()[0])
+    assert set(profile) | set(profile["options"][0]) <= named, named
+
+
+def test_the_seat_timers_are_said_to_be_snapshots_a_client_counts_on():
+    doc = (SERVER / "PROTOCOL.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `seats` |"))
+    assert "as of the moment the state was sent" in row and "count on" in row
+
+
+def test_the_bao_section_says_every_board_field_and_choice_word_the_engine_gives():
+    import random
+
+    import engine
+
+    bao = _section((SERVER / "PROTOCOL.md").read_text(), "## Bao for a client")
+    words, fields = {"pass"}, set()
+    for profile in ("bao-kiswahili", "bao-kujifunza", "bao-nakakamado-a"):
+        game, rng = engine.load(profile), random.Random(profile)
+        for _ in range(12):
+            state = game.start()
+            while True:
+                board = game.board(state)
+                fields |= set(board)
+                seeds = sum(board["pits"].values()) + sum(board["hands"])
+                assert seeds + sum(board["pending"]) == 64, (profile, board)
+                moves = game.legal_moves(state)
+                if not moves:
+                    break
+                words |= {c.choice for c in game.choices(state)}
+                state = game.play(state, rng.choice(moves))
+    for word in sorted(words | fields):
+        assert f"`{word}`" in bao, f"{word!r} is not in PROTOCOL.md's Bao section"
+    for name in ("A1", "B8", "a1", "b8", "illegal", "bad-notation", "64"):
+        assert name in bao

@@ -201,7 +201,7 @@ def test_analyses_on_either_worker_run_on_the_supervisors_one_thinker(two_worker
             r = http.post(
                 server.url + "/api/analysis",
                 content=record("kalah", 6, n, seeds=3),
-                headers={"X-Forwarded-For": f"10.7.0.{n}"},
+                headers={"X-Forwarded-For": f"10.7.0.{n}", "content-type": "application/json"},
             )
         assert r.status_code == 202, r.text
         served.add(worker)

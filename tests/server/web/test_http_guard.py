@@ -169,12 +169,20 @@ def _long_record(plies: int = 200) -> bytes:
 
 def test_replays_answer_from_the_pool_and_the_cache(server):
     record = _long_record()
-    first = httpx.post(server.url + "/api/replay", content=record)
-    again = httpx.post(server.url + "/api/replay", content=record)
+    first = httpx.post(
+        server.url + "/api/replay", content=record, headers={"content-type": "application/json"}
+    )
+    again = httpx.post(
+        server.url + "/api/replay", content=record, headers={"content-type": "application/json"}
+    )
     assert first.status_code == again.status_code == 200
     assert first.json() == again.json()
     assert len(first.json()["states"]) == len(json.loads(record)["moves"]) + 1
-    bad = httpx.post(server.url + "/api/replay", content=record[:-20])
+    bad = httpx.post(
+        server.url + "/api/replay",
+        content=record[:-20],
+        headers={"content-type": "application/json"},
+    )
     assert bad.status_code == 400 and bad.json()["code"] == "bad-record"
 
 

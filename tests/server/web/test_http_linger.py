@@ -142,8 +142,9 @@ def test_connections_are_freed_without_the_cycle_collector():
         gc.disable()
         for _ in range(20):
             url = f"http://127.0.0.1:{port}/"
-            assert httpx.post(url, content=b"{}").text == "2"
-            assert httpx.post(url, content=b" " * 200_000).status_code == 413
+            json = {"content-type": "application/json"}
+            assert httpx.post(url, content=b"{}", headers=json).text == "2"
+            assert httpx.post(url, content=b" " * 200_000, headers=json).status_code == 413
         deadline = time.monotonic() + DEADLINE_S
         while alive() and time.monotonic() < deadline:  # the refused ones linger a moment
             time.sleep(0.2)

@@ -1,0 +1,398 @@
+"""``GET /api/openapi.json``: the HTTP API as OpenAPI 3.1, made from its declarations.
+
+Bodies come from the Structs of ``server/web/api.py`` and ``server/rooms/protocol.py``
+(``msgspec.json.schema_components``), game names and option values from the engine's
+registry, record shapes from ``engine.records.schema()``: a request the document allows is
+one the server's checks let through, except what no schema can say (a record whose moves do
+not replay: 400 ``bad-record``). Every operation lists every status it can answer; every
+error is a ``Problem``. ``tests/server/web/test_openapi_conformance.py`` holds the server to
+it with Schemathesis (``--checks all``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+import engine
+from engine import records
+from server.rooms import protocol as P
+from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
+
+JSON = "application/json"
+
+# What each status means, across the API; an operation lists those it can answer.
+STATUS = {
+    400: "Bad request: bad-json, bad-message, bad-game, bad-record",
+    403: "Refused: cross-site (a post from another site's page), not-owner",
+    404: "No such room or analysis: no-room, no-analysis",
+    408: "The body took over 15 s to arrive: too-slow",
+    409: "The new room's id is taken (busy): try again",
+    413: "The body is over 64 KiB: too-large",
+    415: "The body is not sent as application/json: bad-content-type",
+    426: "Not a WebSocket upgrade: upgrade-required",
+    429: "Over a per-address quota: rate-limited (with Retry-After where it says when)",
+    500: "A fault of the server: internal (nothing changed)",
+    503: "The store does not answer (store-down), or busy: try again after Retry-After",
+}
+BODY = (400, 403, 408, 413, 415, 500, 503)  # what any request with a body may be answered
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str, **more: Any) -> dict[str, Any]:
+    return {"description": description, "content": {JSON: {"schema": schema, **more}}}
+
+
+def problems(*statuses: int, **meaning: str) -> dict[str, Any]:
+    """The error answers ``statuses`` (and 500), each a Problem; ``meaning`` says more of one
+    (``s404="…"``)."""
+    out = {}
+    for s in sorted({*statuses, 500}):
+        out[str(s)] = _json(_ref("Problem"), meaning.get(f"s{s}", STATUS[s]))
+    return out
+
+
+def _body(schema: dict[str, Any], example: Any = None) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": schema}
+    if example is not None:
+        media["example"] = example
+    return {"required": True, "content": {JSON: media}}
+
+
+def create_room_schema(generated: dict[str, Any]) -> dict[str, Any]:
+    """``CreateRoom`` as the server checks it: one shape per game, each option one of the
+    values its profile allows (``engine.load`` refuses others: 400 bad-game)."""
+    variants = []
+    for profile in engine.profiles():
+        options = {
+            o.name: {"enum": list(o.choices), "default": o.default, "description": o.title}
+            for o in profile.options
+        }
+        properties = {
+            **generated["properties"],
+            "game": {"const": profile.name, "description": profile.title},
+            "options": {"type": "object", "properties": options, "additionalProperties": False},
+        }
+        variants.append(
+            {
+                "title": profile.name,
+                "type": "object",
+                "properties": properties,
+                "required": generated["required"],
+                "additionalProperties": False,
+            }
+        )
+    return {"description": generated.get("description", ""), "oneOf": variants}
+
+
+# POST /api/replay's answer (engine.records.replay_view).
+REPLAY_VIEW = {
+    "type": "object",
+    "properties": {
+        "game": {"type": "string"},
+        "options": {"type": "object"},
+        "states": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "position": {"type": "string"},
+                    "board": {"type": "object"},
+                    "to_move": {"type": ["integer", "null"]},
+                    "last": {"type": ["object", "null"]},
+                },
+                "required": ["position", "board", "to_move", "last"],
+            },
+        },
+        "outcome": {"type": ["object", "null"]},
+        "adjudication": {"type": ["string", "null"]},
+    },
+    "required": ["game", "options", "states", "outcome", "adjudication"],
+}
+
+
+# What makes a GET /ws an upgrade (RFC 6455 4.1); without them: 426 upgrade-required.
+UPGRADE = [
+    {"name": name, "in": "header", "required": True, "schema": schema}
+    for name, schema in (
+        ("Upgrade", {"const": "websocket"}),
+        ("Connection", {"const": "Upgrade"}),
+        ("Sec-WebSocket-Key", {"type": "string", "pattern": "^[A-Za-z0-9+/]{22}==$"}),
+        ("Sec-WebSocket-Version", {"const": "13"}),
+    )
+]
+
+
+def _example_record() -> dict[str, Any]:
+    return records.dump(engine.load("kalah"), ["c", "f", "B"])
+
+
+def document(version: str = "1") -> dict[str, Any]:
+    """The HTTP API as an OpenAPI 3.1 document."""
+    (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
+        [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
+        + [P.AnalysisStatus, PageReport, P.ClientMessage, P.ServerMessage],
+        ref_template="#/components/schemas/{name}",
+    )
+    components["PageReport"] = report
+    components["ClientMessage"] = ws_client
+    components["ServerMessage"] = ws_server
+    components["CreateRoom"] = create_room_schema(components["CreateRoom"])
+    components["Record"] = records.schema()
+    components["ReplayView"] = REPLAY_VIEW
+    room = [{"name": "room", "in": "path", "required": True, "schema": {"type": "string"}}]
+    key = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
+    ok = _json({"type": "object", "properties": {"ok": {"const": True}}}, '{"ok": true}')
+    paths: dict[str, Any] = {
+        "/api/games": {
+            "get": {
+                "operationId": "games",
+                "summary": "The game profiles and their options",
+                "description": (
+                    "Each option as POST /api/rooms takes it: `options[name]` is one of "
+                    "`choices`, `default` when left out."
+                ),
+                "responses": {
+                    "200": _json({"type": "array", "items": _ref("Profile")}, "Every profile"),
+                    **problems(),
+                },
+            }
+        },
+        "/api/rooms": {
+            "post": {
+                "operationId": "createRoom",
+                "summary": "Create a room",
+                "requestBody": _body(_ref("CreateRoom"), {"game": "kalah", "mode": "computer"}),
+                "responses": {
+                    "201": {
+                        **_json(_ref("RoomCreated"), "The room and the creator's seat token"),
+                        "links": {
+                            "history": {
+                                "operationId": "roomHistory",
+                                "parameters": {"room": "$response.body#/room"},
+                            },
+                            "record": {
+                                "operationId": "roomRecord",
+                                "parameters": {"room": "$response.body#/room"},
+                            },
+                        },
+                    },
+                    **problems(*BODY, 409, 429),
+                },
+            }
+        },
+        "/api/rooms/{room}/history": {
+            "get": {
+                "operationId": "roomHistory",
+                "summary": "The room's moves with their sides and intent ids",
+                "parameters": room,
+                "responses": {
+                    "200": _json(_ref("History"), "The room's history"),
+                    **problems(404, 503, s404="No such room: no-room"),
+                },
+            }
+        },
+        "/api/rooms/{room}/record": {
+            "get": {
+                "operationId": "roomRecord",
+                "summary": "The current game's record (engine/RECORDS.md), as a download",
+                "parameters": room,
+                "responses": {
+                    "200": _json(_ref("Record"), "A game record"),
+                    **problems(404, 503, s404="No such room: no-room"),
+                },
+            }
+        },
+        "/api/replay": {
+            "post": {
+                "operationId": "replay",
+                "summary": "Every position of a game record, for a replay view",
+                "requestBody": _body(_ref("Record"), _example_record()),
+                "responses": {
+                    "200": _json(_ref("ReplayView"), "Every position of the game"),
+                    **problems(
+                        *BODY,
+                        s400="The record does not load (bad-record: its first bad ply or "
+                        "field), though it may match the schema: moves are checked by "
+                        "replaying them",
+                    ),
+                },
+            }
+        },
+        "/api/analysis": {
+            "post": {
+                "operationId": "analyse",
+                "summary": "Start (or find) the computer's analysis of a game record",
+                "description": (
+                    "A running analysis's answer carries cancel_token, this asker's alone: "
+                    "DELETE needs it. 503 busy: this address has an analysis running, or the "
+                    "node runs as many as it takes (server/computer/analysis.py)."
+                ),
+                "requestBody": _body(_ref("Record"), _example_record()),
+                "responses": {
+                    "200": _json(_ref("AnalysisStatus"), "Done (kept from before)"),
+                    "202": {
+                        **_json(_ref("AnalysisStatus"), "Running: ask again with GET"),
+                        "links": {
+                            "status": {
+                                "operationId": "analysis",
+                                "parameters": {"key": "$response.body#/key"},
+                            }
+                        },
+                    },
+                    **problems(*BODY, s400="The record does not load (bad-record)"),
+                },
+            }
+        },
+        "/api/analysis/{key}": {
+            "parameters": [{"name": "key", "in": "path", "required": True, "schema": key}],
+            "get": {
+                "operationId": "analysis",
+                "summary": "How far an analysis is (ask at least every 20 s, or it is cancelled)",
+                "responses": {
+                    "200": _json(_ref("AnalysisStatus"), "Done, cancelled or failed"),
+                    "202": _json(_ref("AnalysisStatus"), "Running"),
+                    **problems(
+                        404,
+                        503,
+                        s404="No analysis of that key is running or kept (no-analysis), "
+                        "or the key is not 32 hex digits",
+                    ),
+                },
+            },
+            "delete": {
+                "operationId": "cancelAnalysis",
+                "summary": "Withdraw your wish for an analysis (it stops when nobody wants it)",
+                "description": (
+                    "Authorization: Bearer <cancel_token from the POST>. The answer is what a "
+                    "GET answers from then on: cancelled (yours was the last wish), running "
+                    "with a sentence (others still want it). An analysis not running any "
+                    "more needs no token: its status, as GET answers (done stays done). "
+                    "Without a token of a running analysis: 403 not-owner, nothing changes."
+                ),
+                "security": [{"cancelToken": []}, {}],
+                "responses": {
+                    "200": _json(_ref("AnalysisStatus"), "Cancelled, running on, or ended"),
+                    **problems(
+                        403,
+                        404,
+                        503,
+                        s403="Not yours to cancel (not-owner), or cross-site",
+                        s404="No analysis of that key is running or kept (no-analysis)",
+                    ),
+                },
+            },
+        },
+        "/api/reports": {
+            "post": {
+                "operationId": "report",
+                "summary": "What only the page sees, unless the player turned it off",
+                "description": "One report (512 bytes at most), counted a day, kept 30 days; "
+                "no address, id or user agent is kept (server/web/reports.py)",
+                "requestBody": _body(_ref("PageReport")),
+                "responses": {"204": {"description": "Counted"}, **problems(*BODY, 429)},
+            }
+        },
+        "/api/protocol.json": {
+            "get": {
+                "operationId": "protocolSchema",
+                "summary": "The WebSocket protocol's JSON Schema (server/PROTOCOL.md)",
+                "responses": {"200": _json({"type": "object"}, "A JSON Schema"), **problems()},
+            }
+        },
+        "/api/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document",
+                "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1"), **problems()},
+            }
+        },
+        "/healthz": {
+            "get": {
+                "operationId": "health",
+                "summary": "The store answers (200), or not (503)",
+                "responses": {"200": _json(_ref("Health"), "Healthy"), **problems(503)},
+            }
+        },
+        "/livez": {
+            "get": {
+                "operationId": "live",
+                "summary": "The process answers (never asks the store): for liveness probes",
+                "responses": {"200": ok, **problems()},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "operationId": "ready",
+                "summary": "The store answers within 1 s and the node is not draining",
+                "responses": {
+                    "200": ok,
+                    **problems(503, s503="store-down, or draining after SIGTERM"),
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "operationId": "metrics",
+                "summary": "Prometheus text exposition (server/ops/metrics.py)",
+                "responses": {
+                    "200": {
+                        "description": "Prometheus text format 0.0.4",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    },
+                    **problems(),
+                },
+            }
+        },
+        "/ws": {
+            "get": {
+                "operationId": "socket",
+                "parameters": UPGRADE,
+                "summary": "The WebSocket (upgrade): ClientMessage in, ServerMessage out",
+                "description": (
+                    "See server/PROTOCOL.md. Refusals are Problems: 400 bad-upgrade (an "
+                    "upgrade websockets refuses: no Sec-WebSocket-Key, a version other than "
+                    "13), 403 cross-site (an Origin not allowed) or too-many-sockets (the "
+                    "address's cap), 429 rate-limited (the address's opens a minute, with "
+                    "Retry-After), 426 upgrade-required (no upgrade at all)."
+                ),
+                "responses": {
+                    "101": {"description": "Switching protocols: the WebSocket is open"},
+                    **problems(
+                        400,
+                        403,
+                        429,
+                        s400="An upgrade websockets refuses (bad-upgrade)",
+                        s403="cross-site, or too-many-sockets",
+                        s429="Over the address's WebSocket opens a minute (rate-limited), "
+                        "answered after a second's pause, with Retry-After",
+                    ),
+                    "426": {
+                        **_json(_ref("Problem"), "Not an upgrade (upgrade-required)"),
+                        "headers": {
+                            "Upgrade": {"schema": {"const": "websocket"}, "required": True}
+                        },
+                    },
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "nyumba", "version": version},
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "cancelToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An analysis's cancel_token (POST /api/analysis)",
+                }
+            },
+        },
+    }
