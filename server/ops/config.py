@@ -45,7 +45,8 @@ _HELP = {
     "HOST": "interface to listen on",
     "PORT": "port to listen on",
     "REDIS_URL": "the store; every node of a deployment names the same one (none: embedded Valkey)",
-    "NYUMBA_DATA_DIR": "the embedded Valkey's append-only data",
+    "NYUMBA_DATA_DIR": "the embedded Valkey's append-only data, and the embedded archive (SQLite)",
+    "DATABASE_URL": "the archive of finished games and players; every node of a deployment names the same one (none: SQLite in the data directory)",
     "NYUMBA_APPENDFSYNC": "the embedded store's appendfsync; always: no acked move lost on power loss",
     "NYUMBA_KEY_PREFIX": "prefix of every key and channel",
     "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
@@ -101,6 +102,7 @@ def _bounded(ge: float, le: float, env: str, allowed: str | None = None) -> Meta
 
 
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
+_DATABASE_URL = r"^(sqlite|postgres|postgresql)(\+[a-z0-9]+)?://\S+$"
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -116,6 +118,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = None
     data_dir: Annotated[Path, Meta(extra=_v("NYUMBA_DATA_DIR", "a directory"))] = Path("data")
+    database_url: Annotated[
+        Annotated[str, Meta(pattern=_DATABASE_URL)] | None,
+        Meta(
+            extra=_v(
+                "DATABASE_URL",
+                "a sqlite:///path or postgresql://user@host:port/db[?search_path=schema] URL",
+            ),
+        ),
+    ] = None
     appendfsync: Annotated[
         Literal["always", "everysec", "no"], Meta(extra=_v("NYUMBA_APPENDFSYNC"))
     ] = "everysec"

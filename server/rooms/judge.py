@@ -20,7 +20,8 @@ import msgspec
 
 import engine
 from server.rooms import protocol as P
-from server.rooms.answers import recall, remember
+from server.rooms.answers import Keep, keep, recall, remember
+from server.rooms.finished import Archived, archived, ended
 from server.rooms.room import (
     Change,
     Context,
@@ -196,7 +197,7 @@ def undo(room: Room, pos: Position, intent: P.Undo, ctx: Context) -> Change:
     return change
 
 
-def rematch(room: Room) -> Room:
+def rematch(room: Room, now_ms: int = 0) -> Room:
     """The next game with sides swapped: each seat's holder moves to the other side."""
     game = Position(room).game
     played = {
@@ -204,6 +205,8 @@ def rematch(room: Room) -> Room:
         "moves": [p.move for p in room.history],
         "outcome": msgspec.to_builtins(room.outcome),
     }
+    if room.archive_id:
+        played["id"] = room.archive_id  # its page: /g/{id}
     return changed(
         room,
         version=room.version + 1,
@@ -215,6 +218,8 @@ def rematch(room: Room) -> Room:
         last=None,
         offer=None,
         games=(room.games + [played])[-GAMES_KEPT:],
+        started_ms=now_ms,
+        archive_id="",
     )
 
 
@@ -225,7 +230,7 @@ def offer(room: Room, pos: Position, intent: P.Offer, ctx: Context) -> Change:
         if room.outcome is None:
             raise Refused("not-allowed", "A rematch starts after the game is over.")
         if room.mode != "friend":
-            new = rematch(room)
+            new = rematch(room, ctx.now_ms)
             return Change(new, reply=_ack(intent, new))
     else:
         _not_over(room)
@@ -259,7 +264,7 @@ def reply(room: Room, pos: Position, intent: P.Reply, ctx: Context) -> Change:
     elif o.kind == "takeback":
         change = _take_back_to(room, o.by)
     else:
-        change = Change(rematch(room))
+        change = Change(rematch(room, ctx.now_ms))
     change.events, change.reply = events, _ack(intent, change.room)
     return change
 
@@ -323,11 +328,17 @@ def join(room: Room, pos: Position, intent: P.Join, ctx: Context) -> Change:
                 seats[side] = SeatRec("person", hash_token(token), None, ctx.now_ms)
                 new, sides = changed(room, seats=seats), [side]
                 break
-    name = intent.name
-    if name is not None and sides and any(new.seats[s].name != name for s in sides):
-        seats = list(new.seats)
-        for side in sides:
-            seats[side] = msgspec.structs.replace(seats[side], name=name)
+    # The joiner's name on its seats, and its player on those nobody identified has taken yet
+    # (a seat keeps the first player it was linked to).
+    seats = list(new.seats)
+    for side in sides:
+        seat = seats[side]
+        if intent.name is not None and seat.name != intent.name:
+            seat = msgspec.structs.replace(seat, name=intent.name)
+        if ctx.player is not None and seat.player is None:
+            seat = msgspec.structs.replace(seat, player=ctx.player)
+        seats[side] = seat
+    if seats != new.seats:
         new = (
             changed(room, seats=seats) if new is room else msgspec.structs.replace(new, seats=seats)
         )
@@ -335,23 +346,6 @@ def join(room: Room, pos: Position, intent: P.Join, ctx: Context) -> Change:
 
 
 # ---------------------------------------------------------------- exactly once
-
-
-class Keep(msgspec.Struct, frozen=True):
-    """Keep ``answer`` to ``intent`` (a hint, answered after the room was
-    judged); if a racing resend kept one first, that one stands."""
-
-    intent: Any
-    answer: Reply
-    game_no: int
-
-
-def keep(room: Room, pos: Position, k: Keep, ctx: Context) -> Change:
-    kept = recall(room, k.intent, ctx.who)
-    if kept is not None or ctx.who is None:
-        return Change(room, reply=kept or k.answer, resent=kept is not None)
-    new = remember(changed(room), k.intent, ctx.who, k.answer, k.game_no)
-    return Change(new, reply=k.answer, seen=False)
 
 
 def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) -> Change:
@@ -373,6 +367,8 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         o = room.offer
         if not any(e.kind == o.kind and e.by == o.by for e in change.events):
             change.events = [P.OfferMade(kind=o.kind, by=o.by, status="withdrawn")] + change.events
+    if room.outcome is None and change.room.outcome is not None:
+        change.room = ended(change.room, ctx.now_ms)  # it waits for the archive
     intent_id = getattr(intent, "id", None)
     if ctx.who is not None and intent_id is not None and isinstance(change.reply, Reply):
         change.seen = change.room is not room
@@ -395,4 +391,5 @@ COMMANDS: dict[type, Command] = {
     P.Hint: hint,
     ComputerMove: computer_move,
     Keep: keep,
+    Archived: archived,
 }

@@ -44,6 +44,7 @@ class SeatRec(msgspec.Struct, gc=False):
     level: str | None = None
     claimed_ms: int = 0
     name: str | None = None
+    player: str | None = None  # the identified player who took the seat (their public id)
 
 
 class Played(msgspec.Struct, array_like=True, gc=False):
@@ -56,6 +57,29 @@ class Played(msgspec.Struct, array_like=True, gc=False):
 
 
 Reply = P.Ack | P.Error | P.HintMove
+
+
+class Finished(msgspec.Struct, gc=False):
+    """A finished game waiting for the archive (``Room.waiting``; made and explained in
+    ``server/rooms/finished.py``)."""
+
+    id: str  # the permanent id: /g/{id}
+    room: str
+    game_no: int
+    version: int  # the room's game version at the end
+    game: str
+    options: dict[str, Any]
+    mode: str
+    rated: bool
+    players: list[str | None]  # each side's player id (None: nobody identified)
+    names: list[str | None]  # each side's display name at the end
+    holders: list[str]  # person, computer or empty, at the end
+    levels: list[str | None]  # the computer's level where it held a seat
+    moves: list[str]
+    outcome: engine.Outcome
+    started_ms: int
+    ended_ms: int
+    clock: Any = None  # the room's clock at the end, when it has one
 
 
 class Room(msgspec.Struct, gc=False):
@@ -87,6 +111,10 @@ class Room(msgspec.Struct, gc=False):
     # server/rooms/answers.py and then left empty.
     answers: bytes = b""
     games: list[dict[str, Any]] = []  # finished games of this room, as records
+    rated: bool = False  # the game changes its players' ratings (lobby games may be)
+    started_ms: int = 0  # when the current game started (0: at the room's creation)
+    archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
+    waiting: list[Finished] = []  # finished games the archive does not have yet
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
@@ -112,6 +140,7 @@ class Context(msgspec.Struct, frozen=True):
     presence: dict[int, tuple[bool, int]] = {}  # side -> (present, last seen ms)
     absent_ms: int = 0
     prepared: Room | None = None  # the room after the intent, computed off the loop
+    player: str | None = None  # the sender's identified player (its cookie), if any
 
 
 @dataclass(slots=True)
