@@ -193,7 +193,10 @@ async def game(db: Database, game_id: str) -> Game | None:
         if row is None:
             return None
         seats = await conn.execute(
-            select(game_seats).where(game_seats.c.game == game_id).order_by(game_seats.c.side)
+            select(game_seats, players.c.name.label("player_name"))
+            .join(players, players.c.id == game_seats.c.player, isouter=True)
+            .where(game_seats.c.game == game_id)
+            .order_by(game_seats.c.side)
         )
         return Game(
             id=row.id,
@@ -214,7 +217,10 @@ async def game(db: Database, game_id: str) -> Game | None:
 
 
 def _seat(s: Any) -> Seat:
-    return Seat(s.side, s.player, s.name, s.holder, s.level, s.rating_before, s.rating_after)
+    """A seat as shown: an identified player by the name they go by now (a seat's own name
+    where they never chose one), anyone else by the name the seat had."""
+    name = s.player_name or s.name
+    return Seat(s.side, s.player, name, s.holder, s.level, s.rating_before, s.rating_after)
 
 
 class PlayedGame(msgspec.Struct):
@@ -239,10 +245,12 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
     """A player's games, newest first, ``PAGE`` a page; and whether an older page follows."""
     mine = game_seats.alias("mine")
     other = game_seats.alias("other")
+    them = players.alias("them")
     query = (
-        select(games, mine.c.side, mine.c.rating_before, mine.c.rating_after, other)
+        select(games, mine.c.side, mine.c.rating_before, mine.c.rating_after, other, them.c.name)
         .join(mine, mine.c.game == games.c.id)
         .join(other, and_(other.c.game == games.c.id, other.c.side != mine.c.side), isouter=True)
+        .join(them, them.c.id == other.c.player, isouter=True)
         .where(mine.c.player == player)
         .order_by(mine.c.ended_ms.desc(), games.c.id)
         .offset(page * PAGE)
@@ -258,7 +266,7 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
             opponent = Seat(
                 m[other.c.side],
                 m[other.c.player],
-                m[other.c.name],
+                m[them.c.name] or m[other.c.name],
                 m[other.c.holder],
                 m[other.c.level],
                 m[other.c.rating_before],

@@ -133,3 +133,10 @@ def with_names(record: dict[str, Any], names: list[str | None]) -> dict[str, Any
     elif named is not None:
         out["nyumba"] = {**out.get("nyumba", {}), "players": named}
     return out
+
+
+def record_text(data: bytes) -> str:
+    """The record of a msgpack-encoded ``Finished``, as text (a job for the replay pool)."""
+    from engine import records
+
+    return records.text(record_of(msgspec.msgpack.decode(data, type=Finished)))

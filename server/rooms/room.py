@@ -254,8 +254,10 @@ def create(
     side: Literal["south", "north", "random"],
     level: str,
     now_ms: int,
+    player: str | None = None,
 ) -> tuple[Room, str, list[int]]:
-    """A new room and the creator's token and sides. engine.BadOptions for a bad game."""
+    """A new room and the creator's token and sides (linked to ``player``, the creator's
+    identity, if known). engine.BadOptions for a bad game."""
     game = engine.load(game_name, **options)
     if level not in LEVELS:
         raise Refused(
@@ -266,10 +268,10 @@ def create(
     h = hash_token(token)
     seats = [SeatRec("empty"), SeatRec("empty")]
     if mode == "local":
-        seats = [SeatRec("person", h, None, now_ms), SeatRec("person", h, None, now_ms)]
+        seats = [SeatRec("person", h, None, now_ms, None, player) for _ in range(2)]
         sides = [0, 1]
     else:
-        seats[mine] = SeatRec("person", h, None, now_ms)
+        seats[mine] = SeatRec("person", h, None, now_ms, None, player)
         if mode == "computer":
             seats[1 - mine] = SeatRec("computer", None, level, now_ms)
         sides = [mine]

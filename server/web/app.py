@@ -14,6 +14,9 @@ HTTP
     POST /api/replay               a record → every position of it, for a replay view
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
+    GET  /g/{id}, /p/{id}, ...     a finished game's page, a player's page, leaderboards, the
+                                   privacy page, and their API (server/web/archive.py)
+    /api/me, /api/passkeys/...     the player's identity and passkeys (server/web/players.py)
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
     GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (from server/web/api.py)
 WebSocket
@@ -41,19 +44,23 @@ from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.websockets import WebSocket
 
 import engine
+from server.archive.db import Database
 from server.computer.analysis import Analyses
 from server.computer.replays import Busy, Offload, record_job, replay_view_job
 from server.live import connection
 from server.live.addrcap import AddressCap
+from server.live.identity import Identities
 from server.live.node import Node
+from server.ops import dburl, metrics
 from server.ops import health as H
-from server.ops import metrics
 from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
+from server.web import archive as archive_pages
 from server.web import httpguard
+from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated, openapi
 from server.web.httpguard import problem as _problem
@@ -188,9 +195,20 @@ async def create_room(request: Request) -> Response:
         limit = _settings(request).rooms_per_minute
         return _problem(429, "rate-limited", f"At most {limit} new rooms a minute, please.")
     room_id = secrets.token_urlsafe(12)  # 96 random bits
+    player = None  # the creator's seat is linked to their player (server/web/players.py)
+    identities = _node(request).identities
+    if identities is not None:
+        player = await identities.player(identity.session_of(request))
     try:
         room, token, sides = R.create(
-            room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, _node(request).now()
+            room_id,
+            spec.game,
+            spec.options,
+            spec.mode,
+            spec.side,
+            spec.level,
+            _node(request).now(),
+            player=player,
         )
     except engine.BadOptions as exc:
         return _problem(400, "bad-game", str(exc))
@@ -269,6 +287,7 @@ async def socket(ws: WebSocket) -> None:
     write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
     conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
     conn.address = address
+    conn.session = identity.session_of(ws)
     cap: AddressCap = ws.app.state.addrcap
     if not await cap.admit(address, conn.id):
         # Over the address's socket cap: 403, never accepted.
@@ -297,7 +316,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         command_timeout=settings.store_timeout_ms / 1000,
     )
     await store.start()  # a Cluster is found out here
-    node = Node(settings, store)
+    archive: Database = app.state.archive
+    await archive.start()  # migrated, or said why not (play goes on; writes wait)
+    node = Node(settings, store, archive, app.state.identities)
     await node.start()
     app.state.node = node
     metrics.rooms_from(lambda: len(node.local))
@@ -306,7 +327,11 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     offload.warm()
     cap = app.state.addrcap = AddressCap(store, settings.sockets_per_address)
     analyses = app.state.analyses = Analyses(
-        store.redis, settings.key_prefix, node.computer.analyse, keep_s=settings.room_ttl_ms // 1000
+        store.redis,
+        settings.key_prefix,
+        node.computer.analyse,
+        keep_s=settings.room_ttl_ms // 1000,
+        archive=archive_pages.AnalysisShelf(archive),
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
     probing = asyncio.create_task(
@@ -323,9 +348,12 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         H.STORE.close()
         await node.stop()
         await store.close()
+        await archive.close()
 
 
 def create_app(settings: Settings) -> Starlette:
+    archive = Database(settings.database_url or dburl.default_url(settings.data_dir))
+    identities = Identities(archive)
     routes = [
         Route("/", page("index.html")),
         Route("/r/{room}", page("room.html")),
@@ -341,11 +369,14 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/rooms/{room}/history", room_history),
         Route("/api/replay", replay, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
+        *archive_pages.routes(lambda: archive, page),
+        *identity.routes(archive, identities, settings),
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=settings.client_dir, check_dir=False)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={RedisError: store_down})
     app.state.settings = settings
+    app.state.archive, app.state.identities = archive, identities
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
