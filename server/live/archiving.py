@@ -5,7 +5,7 @@ the game in ``Room.waiting`` (``server/rooms/finished.py``). The node that wrote
 hands the room to ``Archiver.ended``, which — never on the move's path, in a task of its own —
 
 1. puts the room in the store's waiting set (``server/store/waiting.py``), due in
-   ``RETRY_MS``: the net if this node dies before step 3;
+   ``NYUMBA_ARCHIVE_RETRY_MS``: the net if this node dies before step 3;
 2. makes the game's record (a replay of every move, in the replay pool, off the event loop);
 3. writes the game, and its ratings, in one transaction (``server/archive/games.py``:
    written once whoever tries, however often);
@@ -13,7 +13,7 @@ hands the room to ``Archiver.ended``, which — never on the move's path, in a t
    the room from the waiting set when nothing of it waits.
 
 A database that does not answer stops the task at step 3: the game stays in the room and the
-room in the set, and ``sweep`` — every node's, every ``SWEEP_MS`` — tries again once it is
+room in the set, and ``sweep`` — every node's, every tick — tries again once it is
 due, keeping such a room alive past its idle expiry meanwhile. Two nodes that try the same
 room at once both reach step 3; the archive's unique key lets one row in.
 """
@@ -42,8 +42,6 @@ from server.store.store import Store
 
 log = logging.getLogger("nyumba.archive")
 
-RETRY_MS = 15_000  # a room the sweep may look at: this long after a try began
-SWEEP_MS = 5_000
 OFFLOAD_TRIES = 40  # the replay pool was busy: wait 50 ms and ask again, this many times
 
 Change = Callable[..., Awaitable[Any]]
@@ -101,7 +99,7 @@ class Archiver:
     async def archive(self, room_id: str, room: Room | None = None) -> bool:
         """Write every game waiting in the room; True when none is left waiting."""
         now = self.clock.now()
-        await waiting.due_at(self.store, room_id, now + RETRY_MS)
+        await waiting.due_at(self.store, room_id, now + self.settings.archive_retry_ms)
         if room is None:
             data, _ = await self.store.load(room_id)
             if data is None:
@@ -157,7 +155,7 @@ class Archiver:
     async def sweep_forever(self) -> None:
         """Every node: rooms whose games still wait, once they are due."""
         while True:
-            await asyncio.sleep(SWEEP_MS / 1000)
+            await asyncio.sleep(self.settings.tick_ms / 1000)
             try:
                 await self.sweep()
             except asyncio.CancelledError:

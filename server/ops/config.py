@@ -78,6 +78,7 @@ _HELP = {
     "NYUMBA_COMPUTER_FD": "a socket to the shared computer",
     "NYUMBA_STORE_TIMEOUT_MS": "a store command's deadline; past it the store counts as down (503 store-down)",
     "NYUMBA_STORE_CONNECT_TIMEOUT_MS": "deadline to connect to the store",
+    "NYUMBA_ARCHIVE_RETRY_MS": "a finished game the archive has not taken is tried again after this, by any node",
     "NYUMBA_DRAIN_MS": "after SIGTERM, how long /readyz answers 503 before sockets close",
     "NYUMBA_WS_PING_MS": "WebSocket keepalive: a ping this often, closed (1011) if unanswered as long again",
     "NYUMBA_LOG_LEVEL": "least severe log level written",
@@ -195,6 +196,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int, _bounded(100, 60_000, "NYUMBA_STORE_CONNECT_TIMEOUT_MS")
     ] = 2_000
     drain_ms: Annotated[int, _bounded(0, 120_000, "NYUMBA_DRAIN_MS")] = 0
+    archive_retry_ms: Annotated[int, _bounded(100, 3_600_000, "NYUMBA_ARCHIVE_RETRY_MS")] = 15_000
     ws_ping_ms: Annotated[int, _bounded(1000, 600_000, "NYUMBA_WS_PING_MS")] = 5_000
     log_level: Annotated[
         Literal["debug", "info", "warning", "error"], Meta(extra=_v("NYUMBA_LOG_LEVEL"))

@@ -214,6 +214,10 @@ async def create_room(request: Request) -> Response:
         return _problem(400, "bad-game", str(exc))
     except R.Refused as r:
         return _problem(400, r.code, r.message)
+    if spec.rated:
+        if spec.mode != "friend":
+            return _problem(400, "bad-message", "Only games between people are rated.")
+        room = msgspec.structs.replace(room, rated=True)
     if not await _node(request).create_room(room):
         return _problem(409, "busy", "That room id is taken; try again.")
     created = RoomCreated(room=room.id, url=f"/r/{room.id}", token=token, sides=sides)
