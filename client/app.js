@@ -16,6 +16,7 @@ import {
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
 import { FinishedGame } from "./finished.js";
+import { ensurePlayer } from "./identity.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -329,6 +330,7 @@ function view() {
     room,
     myTurn: canPlay(),
     online: conn.isOpen,
+    redraw: render,
   };
 }
 
@@ -391,5 +393,6 @@ function wire() {
 }
 
 wire();
-if (room) conn.start();
+// The socket's upgrade carries the player's cookie, so the seat it takes is theirs.
+if (room) ensurePlayer(settings.name()).finally(() => conn.start());
 else onError({ code: "no-room" });

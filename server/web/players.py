@@ -1,6 +1,6 @@
 """The player's identity over HTTP: the session cookie, the name, passkeys, and deletion.
 
-    GET    /api/me                        who this browser is (404 no-player without a session)
+    GET    /api/me                        who this browser is (``player`` null: nobody yet)
     POST   /api/me                        be someone: a new anonymous player (the cookie is set),
                                           or the one the cookie already names
     PATCH  /api/me                        {"name": "…"|null}: the name (checked as seat names are)
@@ -53,9 +53,9 @@ RP_NAME = "nyumba"
 
 
 class Me(msgspec.Struct):
-    """``GET /api/me``: this browser's player."""
+    """``GET /api/me``: this browser's player (``player`` null: none yet)."""
 
-    player: str
+    player: str | None
     name: str | None
     passkeys: int
 
@@ -131,8 +131,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
     async def _me(request: Request) -> Response:
         player = await current(request)
         if request.method == "GET":
-            if player is None:
-                return no_player()
+            if player is None:  # not an error: a page asks before it makes one
+                return _json(Me(None, None, 0))
             return _json(await _shown(player.id))
         if request.method == "POST":
             if player is not None:
