@@ -46,7 +46,7 @@ def test_a_passkey_carries_the_player_and_their_games_to_a_fresh_browser(browser
     page.fill("#name", "Zawadi")
     page.dispatch_event("#name", "change")
     me = player_of(page)
-    page.wait_for_function("document.querySelector('#me .me-line').textContent.includes('Zawadi')")
+    page.wait_for_selector("#me .me-line:has-text('Zawadi')")
     start_game(page, "kalah", mode="computer")
     wait_open(page)
     page.click("#resign")
