@@ -42,7 +42,8 @@ from server.store.store import Store
 
 log = logging.getLogger("nyumba.archive")
 
-OFFLOAD_TRIES = 40  # the replay pool was busy: wait 50 ms and ask again, this many times
+RECORDS_AT_ONCE = 2  # records asked of the replay pool at once (its per-address share)
+OFFLOAD_WAIT_S = 10.0  # the pool stayed full of others' replays this long: left to the sweep
 
 Change = Callable[..., Awaitable[Any]]
 
@@ -67,6 +68,7 @@ class Archiver:
         self.offload = offload
         self.writing: dict[str, asyncio.Task[None]] = {}
         self.again: set[str] = set()  # rooms that ended another game while being written
+        self._records = asyncio.Semaphore(RECORDS_AT_ONCE)  # games queue here, not in the pool
 
     def ended(self, room: Room) -> None:
         """``room`` was just stored with a game that waits for the archive."""
@@ -144,12 +146,14 @@ class Archiver:
         offload = self.offload()
         if offload is None:
             return record_text(data)
-        for _ in range(OFFLOAD_TRIES):
-            try:
-                text: str = await offload.run("archive", record_text, data)
-                return text
-            except Busy:
-                await asyncio.sleep(0.05)
+        async with self._records:
+            deadline = asyncio.get_running_loop().time() + OFFLOAD_WAIT_S
+            while asyncio.get_running_loop().time() < deadline:
+                try:
+                    text: str = await offload.run("archive", record_text, data)
+                    return text
+                except Busy:  # full of people's replays: they go first
+                    await asyncio.sleep(0.05)
         return None
 
     async def sweep_forever(self) -> None:
