@@ -158,7 +158,7 @@ async def _rate(
 # -- reading ---------------------------------------------------------------------------------
 
 
-class Seat(msgspec.Struct):
+class SeatRow(msgspec.Struct):
     side: int
     player: str | None
     name: str | None
@@ -168,7 +168,7 @@ class Seat(msgspec.Struct):
     rating_after: float | None
 
 
-class Game(msgspec.Struct):
+class GameRow(msgspec.Struct):
     """An archived game as its page shows it (``GET /api/archive/{id}``)."""
 
     id: str
@@ -183,11 +183,11 @@ class Game(msgspec.Struct):
     clock: Any
     started_ms: int
     ended_ms: int
-    seats: list[Seat]
+    seats: list[SeatRow]
     record: str = msgspec.field(default="")
 
 
-async def game(db: Database, game_id: str) -> Game | None:
+async def game(db: Database, game_id: str) -> GameRow | None:
     async with db.read() as conn:
         row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
         if row is None:
@@ -198,7 +198,7 @@ async def game(db: Database, game_id: str) -> Game | None:
             .where(game_seats.c.game == game_id)
             .order_by(game_seats.c.side)
         )
-        return Game(
+        return GameRow(
             id=row.id,
             room=row.room,
             game_no=row.game_no,
@@ -216,11 +216,11 @@ async def game(db: Database, game_id: str) -> Game | None:
         )
 
 
-def _seat(s: Any) -> Seat:
+def _seat(s: Any) -> SeatRow:
     """A seat as shown: an identified player by the name they go by now (a seat's own name
     where they never chose one), anyone else by the name the seat had."""
     name = s.player_name or s.name
-    return Seat(s.side, s.player, name, s.holder, s.level, s.rating_before, s.rating_after)
+    return SeatRow(s.side, s.player, name, s.holder, s.level, s.rating_before, s.rating_after)
 
 
 class PlayedGame(msgspec.Struct):
@@ -236,7 +236,7 @@ class PlayedGame(msgspec.Struct):
     adjudication: str | None
     plies: int
     ended_ms: int
-    opponent: Seat | None
+    opponent: SeatRow | None
     rating_before: float | None
     rating_after: float | None
 
@@ -263,7 +263,7 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
         m = r._mapping
         opponent = None
         if m[other.c.side] is not None:
-            opponent = Seat(
+            opponent = SeatRow(
                 m[other.c.side],
                 m[other.c.player],
                 m[them.c.name] or m[other.c.name],

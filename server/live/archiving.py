@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server.archive import games
+from server.archive import games, players
 from server.archive.db import DOWN, Database
 from server.computer.replays import Busy, Offload
 from server.live.local import StoreClock
@@ -42,6 +42,7 @@ from server.store.store import Store
 
 log = logging.getLogger("nyumba.archive")
 
+PRUNE_EVERY_S = 3600.0  # retention (server/archive/players.py ``prune``), about this often
 RECORDS_AT_ONCE = 2  # records asked of the replay pool at once (its per-address share)
 OFFLOAD_WAIT_S = 10.0  # the pool stayed full of others' replays this long: left to the sweep
 
@@ -157,10 +158,16 @@ class Archiver:
         return None
 
     async def sweep_forever(self) -> None:
-        """Every node: rooms whose games still wait, once they are due."""
+        """Every node: rooms whose games still wait, once they are due; and, about once an
+        hour, the retention of players and sessions (docs/privacy.md)."""
+        loop = asyncio.get_running_loop()
+        pruned = loop.time()
         while True:
             await asyncio.sleep(self.settings.tick_ms / 1000)
             try:
+                if loop.time() - pruned > PRUNE_EVERY_S:
+                    pruned = loop.time()
+                    await self.prune()
                 await self.sweep()
             except asyncio.CancelledError:
                 raise
@@ -173,6 +180,15 @@ class Archiver:
         for room_id in await waiting.due(self.store, self.clock.now()):
             if room_id not in self.writing:
                 self._start(room_id, None)
+
+    async def prune(self) -> None:
+        try:
+            gone = await players.prune(self.db, self.clock.now())
+        except DOWN as exc:
+            self.db.failed(exc)
+            return
+        if gone:
+            log.info("retention: %d players nobody can sign in as any more were deleted", gone)
 
     async def stop(self) -> None:
         tasks = list(self.writing.values())

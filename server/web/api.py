@@ -98,8 +98,12 @@ ROOM_PARAM = [{"name": "room", "in": "path", "required": True, "schema": {"type"
 
 def openapi(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
+    from server.web.archive import openapi_paths  # the players and the archive
+
+    archive_paths, archive_types = openapi_paths()
     (*_, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
+        + archive_types
         + [P.AnalysisStatus, P.ClientMessage, P.ServerMessage],
         ref_template="#/components/schemas/{name}",
     )
@@ -260,6 +264,7 @@ def openapi(version: str = "1") -> dict[str, Any]:
             }
         },
     }
+    paths.update(archive_paths)
     return {
         "openapi": "3.1.0",
         "info": {"title": "nyumba", "version": version},

@@ -40,7 +40,7 @@ ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 class ArchivedGame(msgspec.Struct):
     """``GET /api/archive/{id}``: the game and its record (with the players' names)."""
 
-    game: games.Game
+    game: games.GameRow
     record: dict[str, Any]
 
 
@@ -69,7 +69,7 @@ def _no_game() -> Response:
     return problem(404, "no-game", "No finished game has that id (yet).")
 
 
-def _named(g: games.Game) -> dict[str, Any]:
+def _named(g: games.GameRow) -> dict[str, Any]:
     return with_names(json.loads(g.record), [s.name for s in g.seats])
 
 
@@ -169,3 +169,122 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         Route("/api/ratings/{game}", ratings),
         Route("/api/leaderboard/{game}", leaderboard),
     ]
+
+
+def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
+    """This module's and ``server/web/players.py``'s routes for ``GET /api/openapi.json``, and
+    the types their bodies are declared with."""
+    from server.web import players as P
+
+    def ok(name: str | None, what: str) -> dict[str, Any]:
+        schema = {"$ref": f"#/components/schemas/{name}"} if name else {"type": "object"}
+        return {"description": what, "content": {"application/json": {"schema": schema}}}
+
+    problem = {
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    }
+
+    def fails(*codes: int) -> dict[str, Any]:
+        return {str(c): {"description": "A problem document", **problem} for c in codes}
+
+    def body(name: str) -> dict[str, Any]:
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        return {"required": True, "content": {"application/json": {"schema": ref}}}
+
+    def param(name: str) -> list[dict[str, Any]]:
+        return [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}]
+
+    ceremony = {"challenge": "its id", "options": "the WebAuthn options, as JSON"}
+    paths: dict[str, Any] = {
+        "/api/me": {
+            "get": {
+                "summary": "This browser's player (player null: none)",
+                "responses": {"200": ok("Me", "The player")},
+            },
+            "post": {
+                "summary": "Be a player: made now (201, the cookie set) or the cookie's (200)",
+                "responses": {
+                    "200": ok("Me", "The cookie's player"),
+                    "201": ok("Me", "A new player"),
+                    **fails(403, 503),
+                },
+            },
+            "patch": {
+                "summary": "Name the player",
+                "requestBody": body("NameChange"),
+                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 404, 503)},
+            },
+            "delete": {
+                "summary": "Delete the player: sessions, passkeys, ratings; the games stay, anonymous",
+                "responses": {"204": {"description": "Deleted"}, **fails(403, 404, 503)},
+            },
+        },
+        "/api/me/signout": {
+            "post": {
+                "summary": "End this browser's session",
+                "responses": {"204": {"description": "Signed out"}},
+            }
+        },
+        "/api/passkeys/register/options": {
+            "post": {
+                "summary": "Options to make a passkey",
+                "responses": {"200": ok(None, str(ceremony)), **fails(404, 503)},
+            }
+        },
+        "/api/passkeys/register": {
+            "post": {
+                "summary": "Add the passkey made",
+                "requestBody": body("Answer"),
+                "responses": {"201": ok("Me", "The player"), **fails(400, 404, 503)},
+            }
+        },
+        "/api/passkeys/signin/options": {
+            "post": {
+                "summary": "Options to sign in with a passkey",
+                "responses": {"200": ok(None, str(ceremony)), **fails(503)},
+            }
+        },
+        "/api/passkeys/signin": {
+            "post": {
+                "summary": "Sign in: a new session for the passkey's player",
+                "requestBody": body("Answer"),
+                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 503)},
+            }
+        },
+        "/api/archive/{id}": {
+            "get": {
+                "summary": "A finished game and its record",
+                "parameters": param("id"),
+                "responses": {"200": ok("ArchivedGame", "The game"), **fails(404, 503)},
+            }
+        },
+        "/api/archive/{id}/record": {
+            "get": {
+                "summary": "A finished game's record, as a download",
+                "parameters": param("id"),
+                "responses": {"200": ok(None, "A game record"), **fails(404, 503)},
+            }
+        },
+        "/api/players/{id}": {
+            "get": {
+                "summary": "A player, their ratings and games (?page=N, 20 a page)",
+                "parameters": param("id"),
+                "responses": {"200": ok("PlayerPage", "The player"), **fails(400, 404, 503)},
+            }
+        },
+        "/api/ratings/{game}": {
+            "get": {
+                "summary": "Players' ratings in a game (?players=a,b)",
+                "parameters": param("game"),
+                "responses": {"200": ok(None, "Standing by player id"), **fails(404, 503)},
+            }
+        },
+        "/api/leaderboard/{game}": {
+            "get": {
+                "summary": "The best established ratings in a game",
+                "parameters": param("game"),
+                "responses": {"200": ok(None, "A list of Standing"), **fails(404, 503)},
+            }
+        },
+    }
+    return paths, [P.Me, P.NameChange, P.Answer, ArchivedGame, PlayerPage, games.Standing]

@@ -185,3 +185,23 @@ def test_the_migrations_make_the_schema_the_queries_declare(db_url):
         return diff
 
     assert run(go()) == []
+
+
+def test_retention_forgets_old_sessions_and_the_players_nobody_can_sign_in_as(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        a, b = await _two_players(db)  # both made at NOW, each with a session
+        entry = finished_game("kept", [(a, "Amina"), (b, "Baraka")], rated=False)
+        await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        later = NOW + players.SESSION_DAYS * players.DAY_MS + 1
+        await players.open_session(db, b, later)  # b came back; a never did
+        gone = await players.prune(db, later)
+        game = await games.game(db, entry.id)
+        kept = await players.get(db, b), await players.get(db, a)
+        await db.close()
+        return gone, game, kept
+
+    gone, game, (b, a) = run(go())
+    assert gone == 1 and a is None and b is not None
+    assert [s.name for s in game.seats] == [None, "Baraka"]

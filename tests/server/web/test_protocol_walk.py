@@ -162,7 +162,8 @@ def test_openapi_covers_every_route_and_its_bodies_are_the_servers(server):
     doc = httpx.get(server.url + "/api/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
     app = create_app(Settings())
-    pages = {"/", "/r/{room}", "/static"}  # the client's pages and files
+    pages = {"/", "/r/{room}", "/static", "/g/{id}", "/p/{id}", "/leaderboard", "/privacy"}
+    pages.add("/leaderboard/{game}")  # the client's pages and files
     for route in app.routes:
         path = getattr(route, "path", "")
         assert path in pages or path in doc["paths"], f"{path} is not in /api/openapi.json"
