@@ -58,10 +58,14 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         # Tests and benches are one address creating rooms by the hundred, opening sockets
         # by the thousand and sending thousands of messages a second: the per-address limits
-        # are lifted here and have tests of their own (test_limits.py, test_sockets.py).
+        # are lifted here and have tests of their own (test_limits.py, test_sockets.py,
+        # test_arrival_budgets.py).
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
         env["NYUMBA_SOCKETS_PER_ADDRESS"] = "1000000"
         env["NYUMBA_RATE_MESSAGES_PER_ADDRESS"] = "1000000000"
+        env["NYUMBA_OPENS_PER_MINUTE"] = "1000000000"
+        env["NYUMBA_JOINS_PER_MINUTE"] = "1000000000"
+        env["NYUMBA_ROOM_VISITORS_PER_MINUTE"] = "1000000000"
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url

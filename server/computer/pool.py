@@ -285,7 +285,12 @@ class Computer:
         fut = asyncio.ensure_future(self.choose(game_name, options, state, HINT, seed, owner))
         self._pending_hints[room] = (version, fut)
         fut.add_done_callback(lambda f: self._forget_hint(room, f))
-        return await asyncio.shield(fut)
+        try:
+            return await asyncio.shield(fut)
+        finally:
+            # A failed task keeps its exception, whose traceback holds this frame, which
+            # holds the task: a cycle (with the asker's connection) until a full collection.
+            del fut
 
     def _forget_hint(self, room: str, fut: asyncio.Future) -> None:
         if self._pending_hints.get(room, (0, None))[1] is fut:

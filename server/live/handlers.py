@@ -10,11 +10,14 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from starlette.status import WS_1008_POLICY_VIOLATION, WS_1013_TRY_AGAIN_LATER
+
 from server.computer.link import RemoteComputer
 from server.computer.pool import Busy as ComputerBusy
 from server.computer.pool import Computer
 from server.computer.replays import Busy as OffloadBusy
 from server.computer.replays import Offload, undo_job
+from server.live.arrivals import Arrivals
 from server.live.connection import Conn
 from server.live.identity import Identities
 from server.live.presence import Presence
@@ -22,7 +25,7 @@ from server.live.seats import ComputerSeats
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room
+from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room, free_seat
 from server.store.store import Store
 
 
@@ -36,6 +39,7 @@ class NodeParts(Protocol):
     offload: Offload | None
     presence: Presence
     computer_seats: ComputerSeats
+    arrivals: Arrivals
     identities: Identities | None
 
     def now(self) -> int: ...
@@ -120,12 +124,25 @@ async def undo(node: NodeParts, conn: Conn, msg: P.Undo) -> None:
 
 
 async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
+    joins, visitors = node.arrivals.joins, node.arrivals.visitors  # per minute (arrivals.py)
+    if not await joins.spend(conn.address):
+        conn.close_soon(WS_1008_POLICY_VIOLATION, "join rate")
+        raise Refused(
+            "rate-limited", f"At most {joins.limit} joins a minute from one address; closing."
+        )
     data, _ = await node.store.load(msg.room)
     if data is None:
         raise Refused("no-room")
     room = decode_room(data)
     admitted = None
     if not msg.token and conn.room != room.id:
+        # A friend room's free seat is not a visitor's place: the invited friend gets in.
+        if free_seat(room) is None and not await visitors.spend(room.id):
+            conn.close_soon(WS_1013_TRY_AGAIN_LATER, "room visitor rate")
+            raise Refused(
+                "rate-limited",
+                f"This room has had {visitors.limit} visitors this minute; try again shortly.",
+            )
         # Seat holders always get in; visitors only while the room has space
         # (checked and taken in one script: simultaneous visitors cannot all pass).
         now = node.now()

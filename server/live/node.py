@@ -31,6 +31,7 @@ from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
 from server.live.archiving import Archiver
+from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn
 from server.live.fanout import Fanout
 from server.live.handlers import HANDLERS
@@ -70,6 +71,7 @@ class Node:
             self.computer = Computer(settings.computer_workers)
         self.offload: Offload | None = None  # the replay pool, set by the app
         self.budget = Budget(settings)
+        self.arrivals = Arrivals(store, self.now, settings)  # opens, joins, visitors per minute
         self.clock = StoreClock()
         self.local: dict[str, LocalRoom] = {}  # rooms with connections on this node
         self.computer_seats = ComputerSeats(

@@ -71,6 +71,9 @@ _HELP = {
     "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
     "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
     "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
+    "NYUMBA_OPENS_PER_MINUTE": "WebSockets one client address may open per minute, all nodes together",
+    "NYUMBA_JOINS_PER_MINUTE": "joins one client address may send per minute, all nodes together",
+    "NYUMBA_ROOM_VISITORS_PER_MINUTE": "visitors (joins without a seat token) one room may take per minute, all nodes together",
     "NYUMBA_REPLAY_WORKERS": "processes replaying records, records and undos (server/computer/replays.py)",
     "NYUMBA_WORKERS": "node processes on the port (server/run/workers.py)",
     "NYUMBA_WORKER": "this worker's index",
@@ -182,6 +185,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "127.0.0.1"
     sockets_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SOCKETS_PER_ADDRESS")] = 100
     join_deadline_ms: Annotated[int, _bounded(100, 600_000, "NYUMBA_JOIN_DEADLINE_MS")] = 10_000
+    # Arrivals per minute (server/live/arrivals.py says why these are above what browsers do).
+    opens_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_OPENS_PER_MINUTE")] = 200
+    joins_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_JOINS_PER_MINUTE")] = 200
+    room_visitors_per_minute: Annotated[
+        int, _bounded(1, 1_000_000_000, "NYUMBA_ROOM_VISITORS_PER_MINUTE")
+    ] = 128
     replay_workers: Annotated[int, _bounded(1, 64, "NYUMBA_REPLAY_WORKERS")] = 1
     workers: Annotated[
         int, _bounded(1, 256, "NYUMBA_WORKERS", "an integer from 1 to 256, or auto (one per core)")

@@ -33,6 +33,7 @@ from server.rooms.room import (
     SeatRec,
     changed,
     encode_state,
+    free_seat,
     hash_token,
     new_token,
     token_sides,
@@ -320,14 +321,12 @@ def join(room: Room, pos: Position, intent: P.Join, ctx: Context) -> Change:
     if intent.token and not sides:
         raise Refused("bad-token")
     new, token = room, None
-    if not intent.token and room.mode == "friend":
-        for side, seat in enumerate(room.seats):
-            if seat.holder == "empty" and seat.token_hash is None:
-                token = new_token()
-                seats = list(room.seats)
-                seats[side] = SeatRec("person", hash_token(token), None, ctx.now_ms)
-                new, sides = changed(room, seats=seats), [side]
-                break
+    side = None if intent.token else free_seat(room)
+    if side is not None:
+        token = new_token()
+        seats = list(room.seats)
+        seats[side] = SeatRec("person", hash_token(token), None, ctx.now_ms)
+        new, sides = changed(room, seats=seats), [side]
     # The joiner's name on its seats, and its player on those nobody identified has taken yet
     # (a seat keeps the first player it was linked to).
     seats = list(new.seats)

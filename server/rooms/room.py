@@ -183,6 +183,15 @@ def token_sides(room: Room, token: str | None) -> list[int]:
     ]
 
 
+def free_seat(room: Room) -> int | None:
+    """The side a joiner without a token takes: a friend room's seat nobody has taken."""
+    if room.mode == "friend":
+        for side, seat in enumerate(room.seats):
+            if seat.holder == "empty" and seat.token_hash is None:
+                return side
+    return None
+
+
 # ---------------------------------------------------------------- engine glue
 
 _games: dict[tuple[Any, ...], engine.Game] = {}

@@ -49,6 +49,7 @@ from server.computer.analysis import Analyses
 from server.computer.replays import Busy, Offload, record_job, replay_view_job
 from server.live import connection
 from server.live.addrcap import AddressCap
+from server.live.arrivals import REFUSAL_PAUSE_S
 from server.live.identity import Identities
 from server.live.node import Node
 from server.ops import dburl, metrics
@@ -288,6 +289,16 @@ async def socket(ws: WebSocket) -> None:
         await ws.close(code=WS_1008_POLICY_VIOLATION)
         return
     address = ws.client.host if ws.client else "unknown"
+    opens = _node(ws).arrivals.opens
+    if not await opens.spend(address):
+        # Over the address's opens this minute: 429, never accepted, after a pause
+        # (server/live/arrivals.py says why).
+        await asyncio.sleep(REFUSAL_PAUSE_S)
+        refusal = f"At most {opens.limit} new connections a minute from one address, please."
+        retry = {"retry-after": str(opens.retry_after_s())}
+        with contextlib.suppress(OSError):  # the client did not wait for the answer
+            await ws.send_denial_response(_problem(429, "rate-limited", refusal, headers=retry))
+        return
     write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
     conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
     conn.address = address

@@ -72,6 +72,30 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wchar(pid: int) -> int:
+    """Bytes a process has written with write()/send() and the like (sockets included):
+    ``wchar`` of /proc/PID/io."""
+    try:
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    except OSError:  # the process is gone
+        pass
+    return 0
+
+
+def store_input_bytes(url: str) -> int:
+    """Bytes the store has read from its clients (INFO stats total_net_input_bytes): exact on a
+    store of the bench's own (the embedded Valkey), shared with other clients on a shared one."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("stats")["total_net_input_bytes"])
+    finally:
+        client.close()
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -478,7 +502,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                     )
                     this = argparse.Namespace(**{**vars(args), "analyses": analyses})
                     figures = asyncio.run(
-                        measure(this, servers, embedded.pid if embedded else None)
+                        measure(this, servers, embedded.pid if embedded else None, url)
                     )
                     if figures:
                         key = (str(root or "this"), kind, count, acks, analyses)
@@ -520,16 +544,23 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
 
         ratios = [r["moves_s"] / f["moves_s"] for r, f in zip(runs, first) if f["moves_s"]]
         cpu_ratios = [r["cpu_ms"] / f["cpu_ms"] for r, f in zip(runs, first) if f["cpu_ms"]]
+
+        def ratio(field: str, runs=runs) -> str:
+            return " ".join(f"{r[field] / f[field]:.2f}" for r, f in zip(runs, first) if f[field])
+
         print(
             f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]}: "
             f"moves/s {med('moves_s'):.0f}  "
-            f"CPU/move {med('cpu_ms'):.3f} ms  p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
+            f"CPU/move {med('cpu_ms'):.3f} ms (store {med('store_cpu_ms'):.3f})  "
+            f"p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
+            f"written {med('written_b'):.0f} B/move, to the store {med('store_b'):.0f} B/move  "
             f"moves/s ratio {' '.join(f'{x:.2f}' for x in ratios)}  "
-            f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}"
+            f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}  "
+            f"written ratio {ratio('written_b')}  to-the-store ratio {ratio('store_b')}"
         )
 
 
-async def measure(args, servers, store_pid: int | None) -> dict | None:
+async def measure(args, servers, store_pid: int | None, store_url: str) -> dict | None:
     base = servers[0].url
     ws_urls = [s.ws_url for s in servers]
     if args.idle:
@@ -570,12 +601,17 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
             marks["each"] = {p: cpu_s(p) for s in servers for p in tree_pids(s.proc.pid)}
             marks["store"] = cpu_s(store_pid) if store_pid else 0.0
             marks["own"] = time.process_time()
+            marks["wchar"] = sum(wchar(p) for s in servers for p in tree_pids(s.proc.pid))
+            marks["store_in"] = store_input_bytes(store_url)
 
         def stop_clock():
             gc.enable()
             marks["server"] = sum(tree_cpu_s(s.proc.pid) for s in servers) - marks["server"]
             marks["own"] = time.process_time() - marks["own"]
             marks["store"] = (cpu_s(store_pid) if store_pid else 0.0) - marks["store"]
+            written = sum(wchar(p) for s in servers for p in tree_pids(s.proc.pid))
+            marks["wchar"] = written - marks["wchar"]
+            marks["store_in"] = store_input_bytes(store_url) - marks["store_in"]
 
         moves, elapsed, t0, timed = await run_games(
             base, ws_urls, args.rooms, args.seconds, args.rate, snapshot, stop_clock
@@ -586,6 +622,12 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
             f"server CPU: {cpu:.1f} s = {1000 * cpu / max(1, moves):.2f} ms per move "
             f"(new rooms for finished games included); load generator {own:.1f} s"
             + (f"; store {marks['store']:.1f} s" if store_pid else "")
+        )
+        per_move = max(1, moves)
+        print(
+            f"bytes written by the server: {marks['wchar'] / per_move:.0f} B per move; "
+            f"bytes sent to the store: {marks['store_in'] / per_move:.0f} B per move"
+            + ("" if store_pid else " (a shared store: other clients' bytes count too)")
         )
         rtts = sorted(rtt for rtt, _ in timed)
         if args.timeline:
@@ -616,6 +658,9 @@ async def measure(args, servers, store_pid: int | None) -> dict | None:
             "cpu_ms": 1000 * cpu / max(1, moves),
             "p50": pct(rtts, 50),
             "p99": pct(rtts, 99),
+            "store_cpu_ms": 1000 * marks["store"] / max(1, moves),
+            "written_b": marks["wchar"] / max(1, moves),
+            "store_b": marks["store_in"] / max(1, moves),
         }
     stop.set()
     if analysing:

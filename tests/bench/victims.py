@@ -92,6 +92,7 @@ class Victims:
         self.hints: list[tuple[float, float]] = []
         self.replies: list[tuple[float, float]] = []
         self.failures: list[tuple[float, str]] = []
+        self.playing: set[str] = set()  # friend rooms in play (the churn bench joins them)
         self.stop = asyncio.Event()
 
     async def run(self) -> None:
@@ -115,6 +116,7 @@ class Victims:
         await asyncio.sleep(rng.random())
         while not self.stop.is_set():
             r, seats = await open_room(http, self.node, TAG)
+            self.playing.add(r["room"])
             next_at = time.perf_counter()
             while not self.stop.is_set():
                 st = max((s.state for s in seats), key=lambda m: m.version)
@@ -139,6 +141,7 @@ class Victims:
                     self.moves.append((t0, 30.0))
                     break
                 self.moves.append((t0, time.perf_counter() - t0))
+            self.playing.discard(r["room"])
             for s in seats:
                 await s.ws.close()
 

@@ -32,6 +32,7 @@ FLOOD, OTHER = "127.0.0.2", "127.0.0.3"
 # node allows a peer that reaches it directly (server/run/cli.py).
 CAP = Settings().sockets_per_address + 32
 PER_MINUTE = Settings().rooms_per_minute  # posts per address, as the nodes count rooms
+OPENS = Settings().opens_per_minute  # WebSocket upgrades per address, as the nodes count them
 
 
 def _from(address: str, base: str) -> httpx.Client:
@@ -140,3 +141,18 @@ def test_room_and_replay_posts_past_30_a_minute_get_429_per_address(proxy):
         assert flood.get("/api/games").status_code == 200  # only those posts are counted
         too_big = other.post("/api/replay", content=b" " * 100_000)
         assert too_big.status_code == 413 and too_big.json()["code"] == "too-large"
+
+
+def test_websocket_upgrades_past_200_a_minute_get_429_per_address(proxy):
+    """A client looping connect, join, close (issue 36) is refused at the proxy, before a node
+    hears of it; each socket is closed at once, so the connection cap is not what refuses."""
+    for i in range(OPENS):
+        status, _, sock = _upgrade(proxy, FLOOD)
+        sock.close()
+        assert status == 101, i
+    status, body, sock = _upgrade(proxy, FLOOD)
+    sock.close()
+    assert status == 429 and json.loads(body)["code"] == "rate-limited", (status, body)
+    status, _, sock = _upgrade(proxy, OTHER)  # someone else's upgrade still goes through
+    sock.close()
+    assert status == 101
