@@ -92,7 +92,8 @@ function playerLink(s, seat, v) {
   if (!seat.player) return [];
   const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
   const label = r ? ratingText(r) : t("seat.playerPage");
-  return [" ", h("a", { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player" }, label)];
+  const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
+  return [" ", h("a", link, label)];
 }
 
 // The others' seats the computer held (for an absent player) in `prev` and a person holds in
