@@ -4,7 +4,7 @@
 
 import { replay } from "./api.js";
 import { $, h, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { openReplay } from "./replay.js";
 import { change, fail, gameTitle, getJSON, pathId, startPage, when } from "./archivepage.js";
 
@@ -27,7 +27,7 @@ function draw() {
   $("#game-title").textContent = `${gameTitle(g.game)} · ${t(g.rated ? "archive.rated" : "archive.casual")}`;
   document.title = `nyumba · ${gameTitle(g.game)}`;
   $("#game-players").replaceChildren(...g.seats.flatMap((s, i) => (i ? [" — ", seatLine(s)] : [seatLine(s)])));
-  $("#game-when").textContent = t("archive.ended", { when: when(g.ended_ms), plies: g.plies });
+  $("#game-when").textContent = tn("archive.ended", g.plies, { when: when(g.ended_ms) });
 }
 
 async function main() {
