@@ -276,6 +276,7 @@ export const JA = {
   "archive.playerHeading": "プレイヤー",
   "archive.rated": "レーティング対局",
   "archive.casual": "非レーティング対局",
+  "archive.ended.one": "{when} に {n} 手で終局。",
   "archive.ended.other": "{when} に {n} 手で終局。",
   "archive.copyLink": "リンクをコピー",
   "archive.ratings": "レーティング",
