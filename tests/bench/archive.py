@@ -223,7 +223,27 @@ def main() -> None:
             str(args.rounds),
         ]
         print(" ".join(command), flush=True)
-        subprocess.run(command, check=True, env={**os.environ})
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ})
+        assert run.stdout is not None
+        p99s: dict[str, list[float]] = {}
+        root = ""
+        for line in run.stdout:
+            print(line, end="", flush=True)
+            if line.startswith("--- round"):
+                root = line.split("root=", 1)[1].split(" ", 1)[0]
+            elif line.startswith("move round trip ms:"):
+                p99s.setdefault(root, []).append(float(line.split("p99 ", 1)[1].split()[0]))
+        if run.wait() != 0:
+            raise SystemExit(run.returncode)
+        base_p99, this_p99 = p99s.get(str(base), []), p99s.get(str(ROOT), [])
+        ratios = sorted(t / b for t, b in zip(this_p99, base_p99) if b)
+        if ratios:
+            print(
+                "=== move p99, archive on / without it, same round: "
+                + " ".join(f"{r:.2f}" for r in ratios)
+                + f"  (median {ratios[len(ratios) // 2]:.2f})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
