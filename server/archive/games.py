@@ -97,12 +97,14 @@ async def _seats(
     rows = []
     for side, player in enumerate(seated):
         before, after = moved[side] if moved else (None, None)
+        # A player who deleted their identity before the game was written is anonymous here too.
+        gone = entry.players[side] is not None and player is None
         rows.append(
             {
                 "game": game_id,
                 "side": side,
                 "player": player,
-                "name": entry.names[side],
+                "name": None if gone else entry.names[side],
                 "holder": entry.holders[side],
                 "level": entry.levels[side],
                 "ended_ms": entry.ended_ms,

@@ -280,6 +280,10 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         except (InvalidAuthenticationResponse, ValueError, KeyError, TypeError) as exc:
             return problem(403, "bad-passkey", f"The passkey was not accepted: {exc}.")
         await players.used_passkey(db, key.id, verified.new_sign_count, now_ms())
+        previous = session_of(request)
+        if previous:  # this browser's earlier session (an anonymous player, say) ends here
+            await players.sign_out(db, previous)
+            identities.forget(previous)
         token = await players.open_session(db, key.player, now_ms())
         identities.remember(token, key.player)
         response = _json(await _shown(key.player))
