@@ -92,4 +92,7 @@ export const settings = {
     return v === null ? window.matchMedia("(pointer: coarse)").matches : v === "1";
   },
   setTapConfirm: (on) => put("nyumba:tap", on ? "1" : "0"),
+  // The page's reports to the server (reports.js): on unless the player turned them off.
+  reports: () => get("nyumba:reports") !== "0",
+  setReports: (on) => put("nyumba:reports", on ? "1" : "0"),
 };

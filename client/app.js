@@ -17,6 +17,7 @@ import {
 import { ChoiceBox } from "./choices.js";
 import { FinishedGame } from "./finished.js";
 import { ensurePlayer } from "./identity.js";
+import { RoomReports } from "./reports.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -42,6 +43,9 @@ let [board, counter] = [null, 0];
 const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
 
 const conn = new Connection(room, { onMessage, onStatus });
+// What the page reports unless the player turned it off (reports.js): a friend's link is a room
+// page opened without a seat token for the room.
+const reports = new RoomReports({ friendLink: !tokens.get(room) });
 const choices = new ChoiceBox({ onPlay: play, focusPit: (pit) => board?.cells.get(pit)?.el.focus() });
 const history = new HistoryPanel($("#history"), { onPick: (i) => past.open(i) });
 const past = new PastView({
@@ -131,6 +135,7 @@ function noticeChanges(prev, next) {
 }
 
 function onError(m) {
+  reports.refused(m.code);
   if (m.id && m.id === ui.pending) {
     ui.pending = null;
     ui.acked = null;
@@ -157,6 +162,7 @@ function onError(m) {
 
 function onStatus(status, delay) {
   app.dataset.conn = status;
+  reports.status(status, conn.failures);
   renderBanner(status, delay);
   if (status !== "open") {
     ui.pending = null;
@@ -393,6 +399,5 @@ function wire() {
 }
 
 wire();
-// The socket's upgrade carries the player's cookie, so the seat it takes is theirs.
 if (room) ensurePlayer(settings.name()).finally(() => conn.start());
 else onError({ code: "no-room" });

@@ -89,6 +89,9 @@ export function wireControls({ send, intentId, state, render, join }) {
   const sound = $("#sound");
   sound.checked = settings.sound();
   sound.addEventListener("change", () => settings.setSound(sound.checked));
+  const reports = $("#reports"); // reports.js: off stops every report this page would send
+  reports.checked = settings.reports();
+  reports.addEventListener("change", () => settings.setReports(reports.checked));
   for (const kind of ["pointerdown", "keydown"]) {
     document.addEventListener(kind, () => settings.sound() && unlockAudio(), { passive: true });
   }

@@ -66,6 +66,7 @@ class ServerProcess:
         env["NYUMBA_OPENS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_JOINS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_ROOM_VISITORS_PER_MINUTE"] = "1000000000"
+        env["NYUMBA_REPORTS_PER_MINUTE"] = "1000000"  # every browser test's page reports its device
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url

@@ -22,6 +22,7 @@ from server.live.connection import Conn
 from server.live.identity import Identities
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
+from server.ops import metrics
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
@@ -164,6 +165,10 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
         raise Refused(welcome.code, welcome.message)
     if admitted is not None and welcome.sides:  # a seat, not a visitor: end the visitor's entry
         await node.store.end_presence(room.id, {admitted: node.now()})
+    if msg.token and msg.version is not None and conn.room is None and welcome.sides:
+        # A seat's page that saw the room before, on a new socket: it lost its link and is back
+        # (a first visit, or a reload, joins with no version).
+        metrics.RECONNECTIONS.labels(room.game, room.mode).inc()
     if conn.room is not None:
         await node.presence.leave(conn)
     room = done.room

@@ -43,6 +43,7 @@ from server.ops import collector, health, metrics
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
+from server.rooms import tally
 from server.rooms.notice import Notice, NoticeKind, encode_notice
 from server.rooms.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
 from server.rooms.view import state_message
@@ -201,6 +202,7 @@ class Node:
             )
             if result == 0:
                 self.keep(new, members)
+                metrics.count(tally.changes(current, new))  # this write, and no other, counts
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
                         self.archiver.ended(new)
@@ -264,13 +266,16 @@ class Node:
                 conn.send_state(current[0].rev, P.encode(current[1]))
 
     async def create_room(self, room: Room) -> bool:
-        return await self.store.create(
+        made = await self.store.create(
             room.id,
             room.rev,
             encode_room(room),
             self.expire_at(room.created_ms, room.created_ms),
             room.stamp,
         )
+        if made:
+            metrics.count(tally.created(room))
+        return made
 
     async def detach(self, conn: Conn) -> None:
         await self.presence.leave(conn)

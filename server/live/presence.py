@@ -21,7 +21,7 @@ from redis.exceptions import RedisError
 
 from server.live.fanout import Fanout, OnTurn, presence_summary
 from server.live.local import LocalRoom, StoreClock, room_expiry
-from server.ops import health
+from server.ops import health, metrics
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
 from server.rooms.room import Room
@@ -65,6 +65,7 @@ class Presence:
         local = self.local.get(room.id)
         if local is None:
             local = self.local[room.id] = LocalRoom(room.created_ms)
+            metrics.ROOMS_OPEN.set(len(self.local))
             await self.fanout.subscribe(room.id)
         local.conns.add(conn)
         now = self.clock.now()
@@ -86,6 +87,7 @@ class Presence:
             local.conns.discard(conn)
             if not local.conns:
                 del self.local[room_id]
+                metrics.ROOMS_OPEN.set(len(self.local))
                 await self.fanout.unsubscribe(room_id)
         with contextlib.suppress(Exception):
             await self.store.end_presence(room_id, conn.members(self.clock.now()))

@@ -87,6 +87,7 @@ _HELP = {
     "NYUMBA_LOG_LEVEL": "least severe log level written",
     "NYUMBA_LOG_FORMAT": "log lines as text, or one JSON object a line",
     "NYUMBA_ACCESS_LOG": "a log line per HTTP request and WebSocket",
+    "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
 }
 
 
@@ -212,6 +213,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "info"
     log_format: Annotated[Literal["text", "json"], Meta(extra=_v("NYUMBA_LOG_FORMAT"))] = "text"
     access_log: Annotated[bool, Meta(extra=_v("NYUMBA_ACCESS_LOG"))] = False
+    reports_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_REPORTS_PER_MINUTE")] = 20
 
     def doubts(self) -> list[str]:
         """Allowed but probably wrong: said in the log at start (tests rely on some)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -58,6 +59,7 @@ class StoreEpisodes:
             return False
         self.down_since = time.monotonic()
         metrics.STORE_UP.set(0)
+        metrics.readiness(store=False)
         log.warning("store down: %s: %s", type(exc).__name__, exc)
         if self._ping is not None:
             try:
@@ -73,6 +75,7 @@ class StoreEpisodes:
         gone = time.monotonic() - self.down_since
         self.down_since = None
         metrics.STORE_UP.set(1)
+        metrics.readiness(store=True)
         log.warning("store back after %.1f s", gone)
 
     async def _until_back(self) -> None:
@@ -94,9 +97,20 @@ STORE = StoreEpisodes()  # one node per process: its store's outages, wherever t
 
 
 class Health:
-    """Per app: whether the node is draining (set by the CLI on SIGTERM)."""
+    """Per app: whether the node is draining (set by the CLI on SIGTERM; ``nyumba_ready``)."""
 
-    draining = False
+    _draining = False
+
+    @property
+    def draining(self) -> bool:
+        return self._draining
+
+    @draining.setter
+    def draining(self, value: bool) -> None:
+        self._draining = value
+        # Set from a signal handler (server/run/cli.py): the gauge's lock may be held by the
+        # code the signal interrupted, so another thread waits for it instead.
+        threading.Thread(target=metrics.readiness, kwargs={"draining": value}).start()
 
 
 async def store_answers(ping: Callable[[], Awaitable[Any]]) -> str | None:

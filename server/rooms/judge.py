@@ -38,6 +38,7 @@ from server.rooms.room import (
     new_token,
     token_sides,
 )
+from server.rooms.tally import timed
 
 GAMES_KEPT = 20
 
@@ -198,7 +199,7 @@ def undo(room: Room, pos: Position, intent: P.Undo, ctx: Context) -> Change:
     return change
 
 
-def rematch(room: Room, now_ms: int = 0) -> Room:
+def rematch(room: Room) -> Room:
     """The next game with sides swapped: each seat's holder moves to the other side."""
     game = Position(room).game
     played = {
@@ -219,7 +220,6 @@ def rematch(room: Room, now_ms: int = 0) -> Room:
         last=None,
         offer=None,
         games=(room.games + [played])[-GAMES_KEPT:],
-        started_ms=now_ms,
         archive_id="",
     )
 
@@ -231,7 +231,7 @@ def offer(room: Room, pos: Position, intent: P.Offer, ctx: Context) -> Change:
         if room.outcome is None:
             raise Refused("not-allowed", "A rematch starts after the game is over.")
         if room.mode != "friend":
-            new = rematch(room, ctx.now_ms)
+            new = rematch(room)
             return Change(new, reply=_ack(intent, new))
     else:
         _not_over(room)
@@ -265,7 +265,7 @@ def reply(room: Room, pos: Position, intent: P.Reply, ctx: Context) -> Change:
     elif o.kind == "takeback":
         change = _take_back_to(room, o.by)
     else:
-        change = Change(rematch(room, ctx.now_ms))
+        change = Change(rematch(room))
     change.events, change.reply = events, _ack(intent, change.room)
     return change
 
@@ -366,6 +366,7 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         o = room.offer
         if not any(e.kind == o.kind and e.by == o.by for e in change.events):
             change.events = [P.OfferMade(kind=o.kind, by=o.by, status="withdrawn")] + change.events
+    change.room = timed(room, change.room, ctx.now_ms)  # the game's start and end times
     if room.outcome is None and change.room.outcome is not None:
         change.room = ended(change.room, ctx.now_ms)  # it waits for the archive
     intent_id = getattr(intent, "id", None)

@@ -111,8 +111,12 @@ class Room(msgspec.Struct, gc=False):
     # server/rooms/answers.py and then left empty.
     answers: bytes = b""
     games: list[dict[str, Any]] = []  # finished games of this room, as records
+    # When the current game started (store clock, ms; 0: a friend room still waiting for its
+    # second player) and first ended (0: not yet). An undo after the end keeps ``finished_ms``,
+    # so a game ended, taken back and ended again is counted once (server/rooms/tally.py).
+    started_ms: int = 0
+    finished_ms: int = 0
     rated: bool = False  # the game changes its players' ratings (lobby games may be)
-    started_ms: int = 0  # when the current game started (0: at the room's creation)
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
 
@@ -264,14 +268,18 @@ def create(
     level: str,
     now_ms: int,
     player: str | None = None,
+    rated: bool = False,
 ) -> tuple[Room, str, list[int]]:
     """A new room and the creator's token and sides (linked to ``player``, the creator's
-    identity, if known). engine.BadOptions for a bad game."""
+    identity, if known); ``rated``: a friend game that moves ratings. engine.BadOptions for a
+    bad game."""
     game = engine.load(game_name, **options)
     if level not in LEVELS:
         raise Refused(
             "bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}."
         )
+    if rated and mode != "friend":
+        raise Refused("bad-message", "Only games between people are rated.")
     mine = secrets.randbelow(2) if side == "random" else (0 if side == "south" else 1)
     token = new_token()
     h = hash_token(token)
@@ -294,6 +302,8 @@ def create(
         seats=seats,
         state=encode_state(game.start()),
         stamp=new_stamp(),
+        started_ms=0 if mode == "friend" else now_ms,  # a friend room starts when joined
+        rated=rated,
     )
     return room, token, sides
 

@@ -77,13 +77,16 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     if settings.workers > 1 and settings.listen_fd is None:
-        from server.run.workers import supervise
+        from server.run.multiproc import metrics_dir
 
-        why = _refused_seeds(settings)
-        if why is not None:
-            print(f"nyumba serve: {why}", file=sys.stderr)
-            return 2
-        return supervise(settings)
+        with metrics_dir():  # before the metrics are imported: one view of every worker
+            why = _refused_seeds(settings)
+            if why is not None:
+                print(f"nyumba serve: {why}", file=sys.stderr)
+                return 2
+            from server.run.workers import supervise
+
+            return supervise(settings)
 
     from server.web.app import create_app
     from server.web.handshake import GuardedH11, GuardedWebSocket, raise_fd_limit

@@ -36,6 +36,9 @@ passes it on as SIGTERM. SIGTERM or SIGINT: every worker drains (uvicorn
 closes its sockets with 1012 and finishes its requests), then the parent
 stops the store and exits 0.
 
+One scrape of the port sums every worker: the supervisor gives them one metrics directory
+(``server/run/multiproc.py``), and a worker that exits stops counting in the live gauges.
+
 Each worker says which it is: ``GET /healthz`` answers ``worker`` (its index),
 ``node`` and ``pid``, and a WebSocket's handshake response carries
 ``x-nyumba-node`` (the node id, ``w<index>-...``).
@@ -56,6 +59,7 @@ import msgspec
 from server.computer import link as computer_link
 from server.computer.pool import Computer
 from server.ops.config import Settings
+from server.run import multiproc
 from server.store.embedded import _die_with_parent, embedded_valkey
 
 log = logging.getLogger("nyumba.workers")
@@ -158,6 +162,7 @@ class Supervisor:
                     proc.send_signal(signal.SIGTERM)
                 code = await proc.wait()
                 _end_group(proc.pid)
+                multiproc.process_gone(proc.pid)
                 if self.stopping.is_set():
                     return
                 what, pid = f"exited with status {code}", proc.pid

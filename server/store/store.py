@@ -273,6 +273,11 @@ class Store:
         count, _ = await self.link.execute_many([("INCR", key), ("EXPIRE", key, 120)])
         return int(count)
 
+    async def count_report(self, key: str, field: str, expire_at_s: int) -> None:
+        """One more ``field`` in the hash ``key`` (a day's counts), gone at ``expire_at_s``."""
+        key = self.prefix + key
+        await self.link.execute_many([("HINCRBY", key, field, 1), ("EXPIREAT", key, expire_at_s)])
+
     # presence --------------------------------------------------------------
     async def touch_many(
         self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None

@@ -45,6 +45,36 @@ class RoomCreated(msgspec.Struct):
     sides: list[int]
 
 
+class _Report(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind"):
+    pass
+
+
+class FriendLinkReport(_Report, frozen=True, tag="friend-link"):
+    """``POST /api/reports``: a friend's link that did not connect: its socket never opened
+    (``unreachable``), or the room was gone or full."""
+
+    reason: Literal["unreachable", "no-room", "room-full"]
+
+
+class SocketFailingReport(_Report, frozen=True, tag="socket-failing"):
+    """``POST /api/reports``: the room page's socket failed four times in a row."""
+
+
+class DeviceReport(_Report, frozen=True, tag="device"):
+    """``POST /api/reports``: the kind of device, in brackets: a phone or not, memory (GB, as
+    the browser rounds it) and cores, the browser's and the system's family."""
+
+    phone: bool
+    memory: Literal["<1", "1", "2", "4", "8+", "unknown"]
+    cores: Literal["1-2", "3-4", "5-8", "9+", "unknown"]
+    browser: Literal["chrome", "edge", "firefox", "safari", "samsung", "opera", "other"]
+    os: Literal["android", "ios", "windows", "macos", "linux", "chromeos", "other"]
+
+
+# What only the page sees, sent unless the player turned it off (server/web/reports.py).
+PageReport = FriendLinkReport | SocketFailingReport | DeviceReport
+
+
 class Problem(msgspec.Struct):
     """Every HTTP error: a stable ``code`` (the protocol's error codes, plus
     ``bad-game``, ``bad-record``, ``store-down``) and a sentence."""
@@ -79,7 +109,7 @@ _STATUS = {
     404: "No such room or analysis (no-room, no-analysis)",
     409: "The new room's id is taken (busy): try again",
     413: "Too large (too-large)",
-    429: "Over the rooms-per-minute quota (rate-limited)",
+    429: "Over a quota: rooms a minute, reports a minute (rate-limited)",
     503: "The store does not answer (store-down), or busy: try again after Retry-After",
 }
 
@@ -101,12 +131,13 @@ def openapi(version: str = "1") -> dict[str, Any]:
     from server.web.archive import openapi_paths  # the players and the archive
 
     archive_paths, archive_types = openapi_paths()
-    (*_, ws_client, ws_server), components = msgspec.json.schema_components(
+    (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
         + archive_types
-        + [P.AnalysisStatus, P.ClientMessage, P.ServerMessage],
+        + [P.AnalysisStatus, PageReport, P.ClientMessage, P.ServerMessage],
         ref_template="#/components/schemas/{name}",
     )
+    components["PageReport"] = report
     components["ClientMessage"] = ws_client
     components["ServerMessage"] = ws_server
     paths: dict[str, Any] = {
@@ -215,6 +246,24 @@ def openapi(version: str = "1") -> dict[str, Any]:
                     **problem_responses(403, 404),
                 },
             },
+        },
+        "/api/reports": {
+            "post": {
+                "summary": "What only the page sees, unless the player turned it off",
+                "description": (
+                    "One report a request, at most 512 bytes. Stored as counts a day (kept 30 "
+                    "days) and in /metrics; never the address, an id or the user agent "
+                    "(server/web/reports.py). Over 20 a minute from one address: 429."
+                ),
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("PageReport")}},
+                },
+                "responses": {
+                    "204": {"description": "Counted"},
+                    **problem_responses(400, 403, 413, 429, 503),
+                },
+            }
         },
         "/api/protocol.json": {
             "get": {

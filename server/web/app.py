@@ -12,6 +12,7 @@ HTTP
     GET  /api/rooms/{room}/record  the room's game record (engine/RECORDS.md), as a download
     GET  /api/rooms/{room}/history the room's plies with sides and intent ids
     POST /api/replay               a record → every position of it, for a replay view
+    POST /api/reports              what only the page sees, as counts (server/web/reports.py)
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
     GET  /g/{id}, /p/{id}, ...     a finished game's page, a player's page, leaderboards, the
@@ -60,7 +61,7 @@ from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
 from server.web import archive as archive_pages
-from server.web import httpguard
+from server.web import httpguard, reports
 from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated, openapi
@@ -210,15 +211,12 @@ async def create_room(request: Request) -> Response:
             spec.level,
             _node(request).now(),
             player=player,
+            rated=spec.rated,
         )
     except engine.BadOptions as exc:
         return _problem(400, "bad-game", str(exc))
     except R.Refused as r:
         return _problem(400, r.code, r.message)
-    if spec.rated:
-        if spec.mode != "friend":
-            return _problem(400, "bad-message", "Only games between people are rated.")
-        room = msgspec.structs.replace(room, rated=True)
     if not await _node(request).create_room(room):
         return _problem(409, "busy", "That room id is taken; try again.")
     created = RoomCreated(room=room.id, url=f"/r/{room.id}", token=token, sides=sides)
@@ -336,7 +334,6 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     node = Node(settings, store, archive, app.state.identities)
     await node.start()
     app.state.node = node
-    metrics.rooms_from(lambda: len(node.local))
     H.STORE.watch(store.ping)  # notices the end of an outage
     offload = app.state.offload = node.offload = Offload(settings.replay_workers)
     offload.warm()
@@ -383,6 +380,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/rooms/{room}/record", room_record),
         Route("/api/rooms/{room}/history", room_history),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/reports", reports.receive, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         *archive_pages.routes(lambda: archive, page),
         *identity.routes(archive, identities, settings),
@@ -393,6 +391,7 @@ def create_app(settings: Settings) -> Starlette:
     app.state.settings = settings
     app.state.archive, app.state.identities = archive, identities
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
+    app.state.report_rate = reports.Rate(settings.reports_per_minute)  # in memory only
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first
     app.add_middleware(SecurityHeaders)
     return app
