@@ -16,6 +16,7 @@ import {
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
 import { FinishedGame } from "./finished.js";
+import { ensurePlayer } from "./identity.js";
 import { RoomReports } from "./reports.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -335,6 +336,7 @@ function view() {
     room,
     myTurn: canPlay(),
     online: conn.isOpen,
+    redraw: render,
   };
 }
 
@@ -397,5 +399,5 @@ function wire() {
 }
 
 wire();
-if (room) conn.start();
+if (room) ensurePlayer(settings.name()).finally(() => conn.start());
 else onError({ code: "no-room" });

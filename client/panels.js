@@ -7,6 +7,7 @@ import { $, clock, h, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { lastMovePits } from "./board.js";
 import { choiceWords, lastMoveSummary, resultText } from "./words.js";
+import { ratingOf, ratingText } from "./seatratings.js";
 
 export const sideName = (side) => t(`side.${side}`);
 const seated = (v) => v.sides.length > 0;
@@ -85,6 +86,16 @@ function seatRole(seat, v) {
   return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
 }
 
+// An identified player's seat links to their page, with their rating in this game (fetched
+// once per player, seatratings.js), shown "?" while provisional.
+function playerLink(s, seat, v) {
+  if (!seat.player) return [];
+  const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
+  const label = r ? ratingText(r) : t("seat.playerPage");
+  const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
+  return [" ", h("a", link, label)];
+}
+
 // The others' seats the computer held (for an absent player) in `prev` and a person holds in
 // `next`: the server sends no message of its own for a reclaim, only the seats in the state.
 export function reclaimedSeats(prev, next, sides) {
@@ -113,7 +124,7 @@ export function renderSeats(s, v) {
       const text = t("seat.line", { side: sideName(seat.side), who: seatWho(seat, v) });
       return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
         h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
-        extra.length ? `${text} — ${extra.join(", ")}` : text);
+        extra.length ? `${text} — ${extra.join(", ")}` : text, ...playerLink(s, seat, v));
     }),
     ...watching,
   );
@@ -150,6 +161,10 @@ export function renderControls(s, v) {
   // "hint" there), so the page need not fetch the protocol's schema to learn it.
   show($("#hint"), solo && v.myTurn);
   show($("#replay-btn"), over);
+  // The finished game's permanent page (the archive keeps it: /g/{id}).
+  const page = $("#game-link");
+  show(page, over && Boolean(s.archive));
+  if (s.archive) page.href = `/g/${encodeURIComponent(s.archive)}`;
   const dl = $("#download");
   show(dl, s.plies > 0 || over);
   dl.href = recordUrl(v.room);

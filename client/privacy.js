@@ -1,13 +1,17 @@
-// "What we record" (/static/privacy.html): what the server counts, what the page reports and
-// what is never recorded, in the page's language, with the switch that stops the page's reports
-// (reports.js). This page itself sends nothing.
+// "What we record" (/static/privacy.html, also /privacy): what the server counts, what the page
+// reports and what is never recorded, in the page's language, with the switch that stops the
+// page's reports (reports.js); then what the archive keeps of players and their games, and for
+// how long, with the button that deletes this browser's player (identity.js).
 
 import { settings } from "./api.js";
-import { $ } from "./dom.js";
-import { applyI18n, languagePicker, onLangChange, t } from "./i18n.js";
+import { $, show } from "./dom.js";
+import { applyI18n, lang, languagePicker, onLangChange, t } from "./i18n.js";
+import { wireMe } from "./identity.js";
 
 function draw() {
   document.title = `nyumba · ${t("settings.reportsWhat")}`;
+  show($("#privacy-en"), lang() !== "ja");
+  show($("#privacy-ja"), lang() === "ja");
 }
 
 languagePicker($("#lang"));
@@ -17,4 +21,5 @@ draw();
 const reports = $("#reports");
 reports.checked = settings.reports();
 reports.addEventListener("change", () => settings.setReports(reports.checked));
+wireMe($("#me"));
 document.body.dataset.ready = "1";

@@ -4,6 +4,7 @@
 import { createRoom, getGames, replay, settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
+import { ensurePlayer, wireMe } from "./identity.js";
 import { openReplay } from "./replay.js";
 
 let games = [];
@@ -114,6 +115,8 @@ async function init() {
   $("#new-game").addEventListener("submit", submit);
   $("#record-file").addEventListener("change", upload);
   $("#name").value = settings.name();
+  // A first visit gets a player (a cookie the page never reads): its seats and games are its own.
+  ensurePlayer(settings.name()).then(() => wireMe($("#me"), { name: $("#name") }));
   try {
     games = await getGames();
     drawGames();

@@ -55,7 +55,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -124,6 +124,14 @@ class NotOwner(Exception):
     """A DELETE of a running analysis without the token of one who asked for it."""
 
 
+class Shelf(Protocol):
+    """Where finished analyses are kept for good (the archive: ``server/web/archive.py``)."""
+
+    async def get(self, key: str) -> bytes | None: ...
+
+    async def put(self, key: str, data: bytes) -> None: ...
+
+
 class _Job:
     def __init__(self, key: str, data: bytes, address: str, total: int) -> None:
         self.key, self.data, self.total = key, data, total
@@ -147,11 +155,13 @@ class Analyses:
         per_address: int = 1,
         abandon_s: float = 20.0,
         keep_s: int = 24 * 3600,
+        archive: Shelf | None = None,
     ) -> None:
         self.redis, self.prefix = redis, prefix
         self.think = think  # Computer.analyse (or the supervisor's, through its link)
         self.max_jobs, self.per_address = max_jobs, per_address
         self.abandon_s, self.keep_s = abandon_s, keep_s
+        self.archive = archive  # finished analyses kept past the store's keep_s
         self.jobs: dict[str, _Job] = {}
         self.by_address: collections.Counter[str] = collections.Counter()
         self.planning = 0
@@ -223,6 +233,8 @@ class Analyses:
             pipe.get(self._k(key))
             pipe.get(self._k(key, ":progress"))
             done, progress = await pipe.execute()
+        if done is None and progress is None and self.archive is not None:
+            done = await self.archive.get(key)
         if done is not None:
             analysis = msgspec.json.decode(done, type=A.Analysis)
             jobs = len(analysis.values) + len(A.wanted_lines(analysis))
@@ -299,6 +311,8 @@ class Analyses:
                 pipe.delete(self._k(job.key, ":progress"), self._k(job.key, ":askers"))
                 await pipe.execute()
             end = "done"
+            if self.archive is not None:
+                await self.archive.put(job.key, result)
         except Busy:
             message = BUSY
         except (WorkerFailed, msgspec.DecodeError) as exc:

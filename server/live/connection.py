@@ -56,6 +56,7 @@ class Conn:
         "acks_in_state",
         "write_now",
         "rev",
+        "session",
     )
 
     def __init__(
@@ -81,6 +82,7 @@ class Conn:
         self.address = "unknown"  # the client's address (behind a trusted proxy, X-Forwarded-For)
         self.acks_in_state = False  # joined with acks="state": no ack frame for applied moves
         self.rev = -1  # the room revision of the newest ``state`` sent (states only go forward)
+        self.session: str | None = None  # the player's session token (the upgrade's cookie)
 
     @property
     def who(self) -> str:

@@ -19,6 +19,7 @@ from server.computer.replays import Busy as OffloadBusy
 from server.computer.replays import Offload, undo_job
 from server.live.arrivals import Arrivals
 from server.live.connection import Conn
+from server.live.identity import Identities
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
 from server.ops import metrics
@@ -40,6 +41,7 @@ class NodeParts(Protocol):
     presence: Presence
     computer_seats: ComputerSeats
     arrivals: Arrivals
+    identities: Identities | None
 
     def now(self) -> int: ...
 
@@ -52,6 +54,7 @@ class NodeParts(Protocol):
         conn: Conn | None = None,
         room: Room | None = None,
         prepared: Room | None = None,
+        player: str | None = None,
     ) -> Change: ...
 
     async def answer(self, conn: Conn, done: Change) -> None: ...
@@ -153,7 +156,10 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
             node.settings.sockets_per_room,
         ):
             raise Refused("room-full")
-    done = await node.change(room.id, msg, None, room)
+    player = None  # a signed-in player's seats are linked to them (server/live/identity.py)
+    if node.identities is not None and conn.session:
+        player = await node.identities.player(conn.session)
+    done = await node.change(room.id, msg, None, room, player=player)
     welcome = done.reply
     if isinstance(welcome, P.Error):
         raise Refused(welcome.code, welcome.message)

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
     from server.store.store import Store
 
 
-def room_expiry(settings: Settings, created_ms: int, now: int) -> int:
+def room_expiry(settings: Settings, created_ms: int, now: int, waiting: bool = False) -> int:
     """When a room expires if nobody comes back: its longest life after creation, or its
-    idle life after ``now``, whichever is first."""
-    return min(created_ms + settings.room_ttl_ms, now + settings.idle_ttl_ms)
+    idle life after ``now``, whichever is first; a room whose finished games still wait for
+    the archive lives its idle life after ``now`` at least (server/live/archiving.py)."""
+    end = min(created_ms + settings.room_ttl_ms, now + settings.idle_ttl_ms)
+    return max(end, now + settings.idle_ttl_ms) if waiting else end
 
 
 def now_ms() -> int:

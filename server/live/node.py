@@ -26,13 +26,16 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
+from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
+from server.live.archiving import Archiver
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn
 from server.live.fanout import Fanout
 from server.live.handlers import HANDLERS
+from server.live.identity import Identities
 from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
@@ -50,7 +53,13 @@ log = logging.getLogger("nyumba.node")
 
 
 class Node:
-    def __init__(self, settings: Settings, store: Store):
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        archive: Database | None = None,
+        identities: Identities | None = None,
+    ):
         self.settings = settings
         self.store = store
         self.node_id = uuid.uuid4().hex[:12]
@@ -72,6 +81,13 @@ class Node:
         turn = self.computer_seats.maybe_play
         self.fanout = Fanout(store, self.node_id, self.local, self.current_state, turn)
         self.presence = Presence(settings, store, self.local, self.clock, self.fanout, turn)
+        # The archive of finished games and the players' identities (server/archive/)
+        self.archiver: Archiver | None = None
+        self.identities: Identities | None = None
+        if archive is not None:
+            offload = lambda: self.offload  # noqa: E731  (set by the app after the node)
+            self.archiver = Archiver(settings, store, archive, self.clock, self.change, offload)
+            self.identities = identities or Identities(archive)
         self._tasks: list[asyncio.Task[None]] = []
 
     # lifecycle ---------------------------------------------------------------
@@ -85,6 +101,8 @@ class Node:
             asyncio.create_task(collector.run_young_passes(), name="gc-young"),
             asyncio.create_task(collector.run_full_passes(self.settings.gc_full_s), name="gc"),
         ]
+        if self.archiver is not None:
+            self._tasks.append(asyncio.create_task(self.archiver.sweep_forever(), name="archive"))
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -92,6 +110,8 @@ class Node:
         for t in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
+        if self.archiver is not None:
+            await self.archiver.stop()
         await self.fanout.stop()
         self.computer.close()
 
@@ -99,8 +119,8 @@ class Node:
         """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
         return self.clock.now()
 
-    def expire_at(self, created_ms: int, now: int | None = None) -> int:
-        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
+    def expire_at(self, created_ms: int, now: int | None = None, waiting: bool = False) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now, waiting)
 
     # the one write path ------------------------------------------------------
     async def change(
@@ -110,6 +130,7 @@ class Node:
         conn: Conn | None = None,
         room: Room | None = None,
         prepared: Room | None = None,
+        player: str | None = None,
     ) -> rooms.Change:
         """Judge ``intent`` on the room and store what it changed with one
         compare-and-set (which publishes the new ``state``); on a lost race
@@ -142,6 +163,7 @@ class Node:
                 presence=presence,
                 absent_ms=self.settings.absent_ms,
                 prepared=prepared,
+                player=player,
             )
             done = rooms.judge(current, intent, ctx)
             if known is not None and (done.resent or isinstance(done.reply, P.Error)):
@@ -173,7 +195,7 @@ class Node:
                 current.rev,
                 new.rev,
                 encode_room(new),
-                self.expire_at(new.created_ms, now),
+                self.expire_at(new.created_ms, now, bool(new.waiting)),
                 notice,
                 stamp=new.stamp,
                 expected_stamp=current.stamp,
@@ -181,6 +203,9 @@ class Node:
             if result == 0:
                 self.keep(new, members)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
+                if self.archiver is not None and current.outcome is None and new.waiting:
+                    if new.outcome is not None:  # a game ended: off to the archive
+                        self.archiver.ended(new)
                 for event in done.events:
                     await self.store.publish(
                         room_id, encode_notice(Notice(0, NoticeKind.EVENT, P.encode(event)))

@@ -133,8 +133,9 @@ class Presence:
                 members: dict[str, int] = {}
                 for conn in local.conns:
                     members.update(conn.members(score))
+                waits = local.cached is not None and bool(local.cached[0].waiting)
                 requests.append(
-                    (room_id, members, room_expiry(self.settings, local.created_ms, now))
+                    (room_id, members, room_expiry(self.settings, local.created_ms, now, waits))
                 )
             results = await self.store.touch_many(requests, now if prune else None)
             for (room_id, local), (alive, entries, rev, stamp) in zip(batch, results):

@@ -45,7 +45,8 @@ _HELP = {
     "HOST": "interface to listen on",
     "PORT": "port to listen on",
     "REDIS_URL": "the store; every node of a deployment names the same one (none: embedded Valkey)",
-    "NYUMBA_DATA_DIR": "the embedded Valkey's append-only data",
+    "NYUMBA_DATA_DIR": "the embedded Valkey's append-only data, and the embedded archive (SQLite)",
+    "DATABASE_URL": "the archive of finished games and players; every node of a deployment names the same one (none: SQLite in the data directory)",
     "NYUMBA_APPENDFSYNC": "the embedded store's appendfsync; always: no acked move lost on power loss",
     "NYUMBA_KEY_PREFIX": "prefix of every key and channel",
     "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
@@ -80,6 +81,7 @@ _HELP = {
     "NYUMBA_COMPUTER_FD": "a socket to the shared computer",
     "NYUMBA_STORE_TIMEOUT_MS": "a store command's deadline; past it the store counts as down (503 store-down)",
     "NYUMBA_STORE_CONNECT_TIMEOUT_MS": "deadline to connect to the store",
+    "NYUMBA_ARCHIVE_RETRY_MS": "a finished game the archive has not taken is tried again after this, by any node",
     "NYUMBA_DRAIN_MS": "after SIGTERM, how long /readyz answers 503 before sockets close",
     "NYUMBA_WS_PING_MS": "WebSocket keepalive: a ping this often, closed (1011) if unanswered as long again",
     "NYUMBA_LOG_LEVEL": "least severe log level written",
@@ -105,6 +107,7 @@ def _bounded(ge: float, le: float, env: str, allowed: str | None = None) -> Meta
 
 
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
+_DATABASE_URL = r"^(sqlite|postgres|postgresql)(\+[a-z0-9]+)?://\S+$"
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,6 +123,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = None
     data_dir: Annotated[Path, Meta(extra=_v("NYUMBA_DATA_DIR", "a directory"))] = Path("data")
+    database_url: Annotated[
+        Annotated[str, Meta(pattern=_DATABASE_URL)] | None,
+        Meta(
+            extra=_v(
+                "DATABASE_URL",
+                "a sqlite:///path or postgresql://user@host:port/db[?search_path=schema] URL",
+            ),
+        ),
+    ] = None
     appendfsync: Annotated[
         Literal["always", "everysec", "no"], Meta(extra=_v("NYUMBA_APPENDFSYNC"))
     ] = "everysec"
@@ -194,6 +206,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         int, _bounded(100, 60_000, "NYUMBA_STORE_CONNECT_TIMEOUT_MS")
     ] = 2_000
     drain_ms: Annotated[int, _bounded(0, 120_000, "NYUMBA_DRAIN_MS")] = 0
+    archive_retry_ms: Annotated[int, _bounded(100, 3_600_000, "NYUMBA_ARCHIVE_RETRY_MS")] = 15_000
     ws_ping_ms: Annotated[int, _bounded(1000, 600_000, "NYUMBA_WS_PING_MS")] = 5_000
     log_level: Annotated[
         Literal["debug", "info", "warning", "error"], Meta(extra=_v("NYUMBA_LOG_LEVEL"))

@@ -3,7 +3,11 @@
     GET /livez    200 while the process's event loop answers; never asks the store, so a store
                   outage does not make an orchestrator restart every node
     GET /readyz   200 when the store answers a PING within ``READY_DEADLINE_S`` and the node
-                  is not draining; else 503 with a reason (take the node out of rotation)
+                  is not draining; else 503 with a reason (take the node out of rotation).
+                  The body says whether the archive's database answers (``archive``: "ok" or
+                  why not), but a database outage leaves the node ready: play never needs
+                  the archive (finished games wait in their rooms), and turning every node
+                  out of rotation for it would stop the games it must not stop
     GET /healthz  (server/web/app.py) the same PING through ``store_answers``, with the node,
                   worker, pid and version (for people and the Docker HEALTHCHECK)
 
@@ -134,7 +138,10 @@ async def readyz(request: Request) -> Response:
     why = await store_answers(request.app.state.node.store.ping)
     if why is not None:
         return _problem(503, "store-down", why)
-    return JSONResponse({"ok": True})
+    archive = getattr(request.app.state, "archive", None)
+    if archive is None:
+        return JSONResponse({"ok": True})
+    return JSONResponse({"ok": True, "archive": await archive.ping() or "ok"})
 
 
 def _problem(status: int, code: str, message: str) -> JSONResponse:

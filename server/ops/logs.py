@@ -152,6 +152,8 @@ def setup(level: str = "info", fmt: str = "text", access_log: bool = False) -> N
     if not access_log and logging.getLevelName(level.upper()) < logging.WARNING:
         logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     logging.getLogger("uvicorn.access").disabled = not access_log
+    # Alembic tells every plugin and migration step at info; nyumba says "archive ready" itself
+    logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))
 
 
 def uvicorn_config() -> dict[str, Any]:

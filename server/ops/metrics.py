@@ -12,6 +12,10 @@ Counters and histograms are module-level, incremented where things happen:
     nyumba_store_command_seconds          one multiplexed batch's round trip (server/store/resp.py)
     nyumba_store_errors_total{type}       store calls that failed, by exception type
     nyumba_store_up                       0 during a store outage (server/ops/health.py)
+    nyumba_archive_up                     0 during an outage of the archive's database
+    nyumba_archived_games_total{result}   finished games written (written / known: another
+                                          node or an earlier try wrote it / failed)
+    nyumba_archive_waiting                finished games this node holds for the archive
     nyumba_computer_queue                 computer and hint requests waiting or thinking
     nyumba_computer_think_seconds{lane}   one request's answer time
     nyumba_gc_pause_seconds{generation}   every garbage collection, timed by gc.callbacks
@@ -121,6 +125,20 @@ READY = Gauge(
     "nyumba_ready", "1 while the node takes traffic (/readyz 200)", multiprocess_mode="livemin"
 )
 READY.set(1)
+ARCHIVE_UP = Gauge(
+    "nyumba_archive_up",
+    "1 while the archive's database answers, 0 during an outage",
+    multiprocess_mode="livemin",
+)
+ARCHIVE_UP.set(1)
+ARCHIVED = Counter(
+    "nyumba_archived_games", "Finished games written to the archive, by result", ["result"]
+)
+ARCHIVE_WAITING = Gauge(
+    "nyumba_archive_waiting",
+    "Finished games this node holds for the archive",
+    multiprocess_mode="livesum",
+)
 COMPUTER_QUEUE = Gauge(
     "nyumba_computer_queue",
     "Computer requests waiting or being thought",

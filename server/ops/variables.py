@@ -12,6 +12,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Meta
 
+from server.ops import dburl
 from server.ops.config import BadSetting, Settings, cores
 from server.ops.urls import seed_urls
 
@@ -96,6 +97,11 @@ def convert(var: Variable, source: str, raw: Any) -> Any:
         value = msgspec.convert(raw, var.type, strict=False)
     except msgspec.ValidationError:
         raise BadSetting(f"{source}={raw!r} is not allowed: {var.allowed}") from None
+    if var.field == "database_url":
+        try:
+            dburl.parse(value)
+        except dburl.BadDatabaseURL as exc:
+            raise BadSetting(f"{source}={raw!r} is not allowed: {exc}") from None
     if var.field == "redis_url":
         try:
             seed_urls(value)  # a list of a Cluster's seeds: each item a host:port

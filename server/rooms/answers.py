@@ -41,7 +41,7 @@ from typing import Any
 import msgspec
 
 from server.rooms import protocol as P
-from server.rooms.room import Refused, Reply, Room
+from server.rooms.room import Change, Context, Position, Refused, Reply, Room, changed
 
 ANSWERS_KEPT = 64
 
@@ -149,3 +149,20 @@ def remember(room: Room, intent: Any, who: str, answer: Reply, game_no: int) -> 
         if not ack:
             replies[kid] = P.encode(answer)
     return msgspec.structs.replace(room, kept=kept[cut:] + record, replies=replies)
+
+
+class Keep(msgspec.Struct, frozen=True):
+    """Keep ``answer`` to ``intent`` (a hint, answered after the room was
+    judged); if a racing resend kept one first, that one stands."""
+
+    intent: Any
+    answer: Reply
+    game_no: int
+
+
+def keep(room: Room, pos: Position, k: Keep, ctx: Context) -> Change:
+    kept = recall(room, k.intent, ctx.who)
+    if kept is not None or ctx.who is None:
+        return Change(room, reply=kept or k.answer, resent=kept is not None)
+    new = remember(changed(room), k.intent, ctx.who, k.answer, k.game_no)
+    return Change(new, reply=k.answer, seen=False)

@@ -20,7 +20,8 @@ import msgspec
 
 import engine
 from server.rooms import protocol as P
-from server.rooms.answers import recall, remember
+from server.rooms.answers import Keep, keep, recall, remember
+from server.rooms.finished import Archived, archived, ended
 from server.rooms.room import (
     Change,
     Context,
@@ -206,6 +207,8 @@ def rematch(room: Room) -> Room:
         "moves": [p.move for p in room.history],
         "outcome": msgspec.to_builtins(room.outcome),
     }
+    if room.archive_id:
+        played["id"] = room.archive_id  # its page: /g/{id}
     return changed(
         room,
         version=room.version + 1,
@@ -217,6 +220,7 @@ def rematch(room: Room) -> Room:
         last=None,
         offer=None,
         games=(room.games + [played])[-GAMES_KEPT:],
+        archive_id="",
     )
 
 
@@ -323,11 +327,17 @@ def join(room: Room, pos: Position, intent: P.Join, ctx: Context) -> Change:
         seats = list(room.seats)
         seats[side] = SeatRec("person", hash_token(token), None, ctx.now_ms)
         new, sides = changed(room, seats=seats), [side]
-    name = intent.name
-    if name is not None and sides and any(new.seats[s].name != name for s in sides):
-        seats = list(new.seats)
-        for side in sides:
-            seats[side] = msgspec.structs.replace(seats[side], name=name)
+    # The joiner's name on its seats, and its player on those nobody identified has taken yet
+    # (a seat keeps the first player it was linked to).
+    seats = list(new.seats)
+    for side in sides:
+        seat = seats[side]
+        if intent.name is not None and seat.name != intent.name:
+            seat = msgspec.structs.replace(seat, name=intent.name)
+        if ctx.player is not None and seat.player is None:
+            seat = msgspec.structs.replace(seat, player=ctx.player)
+        seats[side] = seat
+    if seats != new.seats:
         new = (
             changed(room, seats=seats) if new is room else msgspec.structs.replace(new, seats=seats)
         )
@@ -335,23 +345,6 @@ def join(room: Room, pos: Position, intent: P.Join, ctx: Context) -> Change:
 
 
 # ---------------------------------------------------------------- exactly once
-
-
-class Keep(msgspec.Struct, frozen=True):
-    """Keep ``answer`` to ``intent`` (a hint, answered after the room was
-    judged); if a racing resend kept one first, that one stands."""
-
-    intent: Any
-    answer: Reply
-    game_no: int
-
-
-def keep(room: Room, pos: Position, k: Keep, ctx: Context) -> Change:
-    kept = recall(room, k.intent, ctx.who)
-    if kept is not None or ctx.who is None:
-        return Change(room, reply=kept or k.answer, resent=kept is not None)
-    new = remember(changed(room), k.intent, ctx.who, k.answer, k.game_no)
-    return Change(new, reply=k.answer, seen=False)
 
 
 def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) -> Change:
@@ -374,6 +367,8 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         if not any(e.kind == o.kind and e.by == o.by for e in change.events):
             change.events = [P.OfferMade(kind=o.kind, by=o.by, status="withdrawn")] + change.events
     change.room = timed(room, change.room, ctx.now_ms)  # the game's start and end times
+    if room.outcome is None and change.room.outcome is not None:
+        change.room = ended(change.room, ctx.now_ms)  # it waits for the archive
     intent_id = getattr(intent, "id", None)
     if ctx.who is not None and intent_id is not None and isinstance(change.reply, Reply):
         change.seen = change.room is not room
@@ -397,4 +392,5 @@ COMMANDS: dict[type, Command] = {
     P.Hint: hint,
     ComputerMove: computer_move,
     Keep: keep,
+    Archived: archived,
 }

@@ -178,6 +178,7 @@ class Seat(msgspec.Struct, frozen=True, gc=False):
     handover_ms: int | None = None
     owned: bool = False  # a person owns the seat (can reclaim it from the computer)
     name: str | None = None
+    player: str | None = None  # the identified player in the seat: their page is /p/{player}
 
 
 # A legal move as a player picks it, a move's animation steps and a game's outcome are the
@@ -221,6 +222,8 @@ class State(_Out, frozen=True, tag="state"):
     # True when the store went back in time (a failover lost its newest writes): this state
     # replaces whatever the client showed, even a later version (server/PROTOCOL.md).
     resync: bool = False
+    # Once the game is over: its permanent id; the game's page is /g/{archive} (server/PROTOCOL.md).
+    archive: str | None = None
 
 
 class Ack(_Out, frozen=True, tag="ack"):

@@ -44,6 +44,7 @@ class SeatRec(msgspec.Struct, gc=False):
     level: str | None = None
     claimed_ms: int = 0
     name: str | None = None
+    player: str | None = None  # the identified player who took the seat (their public id)
 
 
 class Played(msgspec.Struct, array_like=True, gc=False):
@@ -56,6 +57,29 @@ class Played(msgspec.Struct, array_like=True, gc=False):
 
 
 Reply = P.Ack | P.Error | P.HintMove
+
+
+class Finished(msgspec.Struct, gc=False):
+    """A finished game waiting for the archive (``Room.waiting``; made and explained in
+    ``server/rooms/finished.py``)."""
+
+    id: str  # the permanent id: /g/{id}
+    room: str
+    game_no: int
+    version: int  # the room's game version at the end
+    game: str
+    options: dict[str, Any]
+    mode: str
+    rated: bool
+    players: list[str | None]  # each side's player id (None: nobody identified)
+    names: list[str | None]  # each side's display name at the end
+    holders: list[str]  # person, computer or empty, at the end
+    levels: list[str | None]  # the computer's level where it held a seat
+    moves: list[str]
+    outcome: engine.Outcome
+    started_ms: int
+    ended_ms: int
+    clock: Any = None  # the room's clock at the end, when it has one
 
 
 class Room(msgspec.Struct, gc=False):
@@ -92,6 +116,9 @@ class Room(msgspec.Struct, gc=False):
     # so a game ended, taken back and ended again is counted once (server/rooms/tally.py).
     started_ms: int = 0
     finished_ms: int = 0
+    rated: bool = False  # the game changes its players' ratings (lobby games may be)
+    archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
+    waiting: list[Finished] = []  # finished games the archive does not have yet
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
@@ -117,6 +144,7 @@ class Context(msgspec.Struct, frozen=True):
     presence: dict[int, tuple[bool, int]] = {}  # side -> (present, last seen ms)
     absent_ms: int = 0
     prepared: Room | None = None  # the room after the intent, computed off the loop
+    player: str | None = None  # the sender's identified player (its cookie), if any
 
 
 @dataclass(slots=True)
@@ -239,22 +267,28 @@ def create(
     side: Literal["south", "north", "random"],
     level: str,
     now_ms: int,
+    player: str | None = None,
+    rated: bool = False,
 ) -> tuple[Room, str, list[int]]:
-    """A new room and the creator's token and sides. engine.BadOptions for a bad game."""
+    """A new room and the creator's token and sides (linked to ``player``, the creator's
+    identity, if known); ``rated``: a friend game that moves ratings. engine.BadOptions for a
+    bad game."""
     game = engine.load(game_name, **options)
     if level not in LEVELS:
         raise Refused(
             "bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}."
         )
+    if rated and mode != "friend":
+        raise Refused("bad-message", "Only games between people are rated.")
     mine = secrets.randbelow(2) if side == "random" else (0 if side == "south" else 1)
     token = new_token()
     h = hash_token(token)
     seats = [SeatRec("empty"), SeatRec("empty")]
     if mode == "local":
-        seats = [SeatRec("person", h, None, now_ms), SeatRec("person", h, None, now_ms)]
+        seats = [SeatRec("person", h, None, now_ms, None, player) for _ in range(2)]
         sides = [0, 1]
     else:
-        seats[mine] = SeatRec("person", h, None, now_ms)
+        seats[mine] = SeatRec("person", h, None, now_ms, None, player)
         if mode == "computer":
             seats[1 - mine] = SeatRec("computer", None, level, now_ms)
         sides = [mine]
@@ -269,6 +303,7 @@ def create(
         state=encode_state(game.start()),
         stamp=new_stamp(),
         started_ms=0 if mode == "friend" else now_ms,  # a friend room starts when joined
+        rated=rated,
     )
     return room, token, sides
 

@@ -40,13 +40,14 @@ def _seat(
     seat = room.seats[side]
     owned = seat.token_hash is not None
     if seat.holder == "computer":
-        return P.Seat(side, "computer", True, seat.level, 0, None, owned, seat.name)
+        return P.Seat(side, "computer", True, seat.level, 0, None, owned, seat.name, seat.player)
     present, last_seen = presence.get(side, (False, 0))
     if present or not owned:
         # A seat nobody has taken is not absent: it cannot be handed over (judge.hand_over).
-        return P.Seat(side, seat.holder, present, None, 0, None, owned, seat.name)
+        return P.Seat(side, seat.holder, present, None, 0, None, owned, seat.name, seat.player)
     gone = max(0, now_ms - max(last_seen, seat.claimed_ms, room.created_ms))
-    return P.Seat(side, seat.holder, False, None, gone, max(0, absent_ms - gone), owned, seat.name)
+    wait = max(0, absent_ms - gone)
+    return P.Seat(side, seat.holder, False, None, gone, wait, owned, seat.name, seat.player)
 
 
 def _about(room: Room) -> dict[str, Any]:
@@ -90,6 +91,7 @@ def state_message(
         offer=room.offer,
         plies=len(room.history),
         watchers=watchers,
+        archive=room.archive_id if over and room.archive_id else None,
     )
 
 

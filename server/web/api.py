@@ -30,6 +30,9 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     mode: RoomMode = "friend"
     side: Literal["south", "north", "random"] = "south"
     level: Level = "intermediate"
+    # A friend game that changes both players' ratings once it ends, if both are identified
+    # players (computer and local games are never rated).
+    rated: bool = False
 
 
 class RoomCreated(msgspec.Struct):

@@ -16,6 +16,9 @@ HTTP
     POST /api/reports              what only the page sees, as counts (server/web/reports.py)
     POST /api/analysis             a record → its analysis, or how far it is (server/computer/analysis.py)
     GET|DELETE /api/analysis/{key} how far an analysis is; cancel it
+    GET  /g/{id}, /p/{id}, ...     a finished game's page, a player's page, leaderboards, the
+                                   privacy page, and their API (server/web/archive.py)
+    /api/me, /api/passkeys/...     the player's identity and passkeys (server/web/players.py)
     GET  /api/protocol.json        the WebSocket protocol's JSON Schema
     GET  /api/openapi.json         this HTTP API as OpenAPI 3.1 (server/web/openapi.py)
 WebSocket
@@ -43,28 +46,30 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.websockets import WebSocket
 
 import engine
+from server.archive.db import Database
 from server.computer.analysis import Analyses
 from server.computer.replays import Busy, Offload, record_job, replay_view_job
-from server.live import connection
 from server.live.addrcap import AddressCap
-from server.live.arrivals import REFUSAL_PAUSE_S
+from server.live.identity import Identities
 from server.live.node import Node
+from server.ops import dburl, metrics
 from server.ops import health as H
-from server.ops import metrics
 from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
 from server.store.store import Store
+from server.web import archive as archive_pages
 from server.web import httpguard, reports, static
+from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated
 from server.web.httpguard import problem as _problem
 from server.web.openapi import document as openapi
+from server.web.sockets import socket, socket_over_http
 
 log = logging.getLogger("nyumba.app")
 
@@ -183,9 +188,21 @@ async def create_room(request: Request) -> Response:
         limit = _settings(request).rooms_per_minute
         return _problem(429, "rate-limited", f"At most {limit} new rooms a minute, please.")
     room_id = secrets.token_urlsafe(12)  # 96 random bits
+    player = None  # the creator's seat is linked to their player (server/web/players.py)
+    identities = _node(request).identities
+    if identities is not None:
+        player = await identities.player(identity.session_of(request))
     try:
         room, token, sides = R.create(
-            room_id, spec.game, spec.options, spec.mode, spec.side, spec.level, _node(request).now()
+            room_id,
+            spec.game,
+            spec.options,
+            spec.mode,
+            spec.side,
+            spec.level,
+            _node(request).now(),
+            player=player,
+            rated=spec.rated,
         )
     except engine.BadOptions as exc:
         return _problem(400, "bad-game", str(exc))
@@ -241,73 +258,6 @@ async def replay(request: Request) -> Response:
     return Response(answer, media_type="application/json")
 
 
-def origin_allowed(ws: WebSocket) -> bool:
-    """Browsers send Origin on WebSocket upgrades; other clients may not (and
-    are let in). Allowed: the configured origins (``NYUMBA_ALLOWED_ORIGINS``),
-    or else the page's own (Origin's host is the Host the request was sent to)."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    origin = origin.rstrip("/")
-    allowed = _settings(ws).allowed_origins
-    if allowed:
-        return origin in allowed
-    return origin.split("://", 1)[-1] == ws.headers.get("host", "")
-
-
-async def refuse_upgrade(ws: WebSocket, code: str, message: str) -> None:
-    """Refuse the upgrade with HTTP 403 and a problem document (or, on a server without
-    the denial-response extension, a bare 403)."""
-    if "websocket.http.response" in ws.scope.get("extensions", {}):
-        nosniff = {"x-content-type-options": "nosniff"}  # no middleware sees a denial
-        await ws.send_denial_response(_problem(403, code, message, headers=nosniff))
-    else:
-        await ws.close(code=WS_1008_POLICY_VIOLATION)
-
-
-async def socket_over_http(request: Request) -> Response:
-    """``/ws`` asked for without an upgrade (a browser's address bar, a crawler)."""
-    return _problem(
-        426,
-        "upgrade-required",
-        "/ws is a WebSocket: open it with an upgrade (server/PROTOCOL.md).",
-        headers={"upgrade": "websocket"},
-    )
-
-
-async def socket(ws: WebSocket) -> None:
-    if not origin_allowed(ws):
-        # Before accept: the upgrade is refused with HTTP 403.
-        await refuse_upgrade(ws, "cross-site", "WebSockets are opened from nyumba's own pages.")
-        return
-    address = ws.client.host if ws.client else "unknown"
-    opens = _node(ws).arrivals.opens
-    if not await opens.spend(address):
-        # Over the address's opens this minute: 429, never accepted, after a pause
-        # (server/live/arrivals.py says why).
-        await asyncio.sleep(REFUSAL_PAUSE_S)
-        refusal = f"At most {opens.limit} new connections a minute from one address, please."
-        retry = {"retry-after": str(opens.retry_after_s())}
-        with contextlib.suppress(OSError):  # the client did not wait for the answer
-            await ws.send_denial_response(_problem(429, "rate-limited", refusal, headers=retry))
-        return
-    write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
-    conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
-    conn.address = address
-    cap: AddressCap = ws.app.state.addrcap
-    if not await cap.admit(address, conn.id):
-        # Over the address's socket cap: 403, never accepted.
-        limit = _settings(ws).sockets_per_address
-        await refuse_upgrade(ws, "too-many-sockets", f"At most {limit} WebSockets an address.")
-        return
-    metrics.SOCKETS.inc()
-    try:
-        await connection.serve(ws, conn, _node(ws))
-    finally:
-        metrics.SOCKETS.dec()
-        await cap.release(address, conn.id)
-
-
 async def store_down(request: Request, exc: Exception) -> Response:
     H.STORE.failed(exc)  # logged once per outage
     return _problem(503, "store-down", f"The store is unreachable; try again ({exc}).")
@@ -323,7 +273,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         command_timeout=settings.store_timeout_ms / 1000,
     )
     await store.start()  # a Cluster is found out here
-    node = Node(settings, store)
+    archive: Database = app.state.archive
+    await archive.start()  # migrated, or said why not (play goes on; writes wait)
+    node = Node(settings, store, archive, app.state.identities)
     await node.start()
     app.state.node = node
     H.STORE.watch(store.ping)  # notices the end of an outage
@@ -331,7 +283,11 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     offload.warm()
     cap = app.state.addrcap = AddressCap(store, settings.sockets_per_address)
     analyses = app.state.analyses = Analyses(
-        store.redis, settings.key_prefix, node.computer.analyse, keep_s=settings.room_ttl_ms // 1000
+        store.redis,
+        settings.key_prefix,
+        node.computer.analyse,
+        keep_s=settings.room_ttl_ms // 1000,
+        archive=archive_pages.AnalysisShelf(archive),
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
     probing = asyncio.create_task(
@@ -348,11 +304,14 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         H.STORE.close()
         await node.stop()
         await store.close()
+        await archive.close()
 
 
 def create_app(settings: Settings) -> Starlette:
     client = static.Client(settings.client_dir)
     files = static.Files(client)
+    archive = Database(settings.database_url or dburl.default_url(settings.data_dir))
+    identities = Identities(archive)
     routes = [
         Route("/", static.page(client, "index.html")),
         Route("/r/{room}", static.page(client, "room.html")),
@@ -370,6 +329,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/replay", replay, methods=["POST"]),
         Route("/api/reports", reports.receive, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
+        *archive_pages.routes(lambda: archive, lambda name: static.page(client, name)),
+        *identity.routes(archive, identities, settings),
         WebSocketRoute("/ws", socket),
         Route("/ws", socket_over_http),
         Mount(static.PREFIX + "/{version}", files),
@@ -378,6 +339,7 @@ def create_app(settings: Settings) -> Starlette:
     handlers = {RedisError: store_down, HTTPException: httpguard.http_error}
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.settings = settings
+    app.state.archive, app.state.identities = archive, identities
     app.state.health = H.Health()  # the CLI turns readiness off on SIGTERM
     app.state.report_rate = reports.Rate(settings.reports_per_minute)  # in memory only
     app.add_middleware(httpguard.Problems)  # inside SecurityHeaders: added first

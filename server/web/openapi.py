@@ -19,6 +19,7 @@ import engine
 from engine import records
 from server.rooms import protocol as P
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
+from server.web.archive import openapi_paths
 
 JSON = "application/json"
 
@@ -77,15 +78,8 @@ def create_room_schema(generated: dict[str, Any]) -> dict[str, Any]:
             "game": {"const": profile.name, "description": profile.title},
             "options": {"type": "object", "properties": options, "additionalProperties": False},
         }
-        variants.append(
-            {
-                "title": profile.name,
-                "type": "object",
-                "properties": properties,
-                "required": generated["required"],
-                "additionalProperties": False,
-            }
-        )
+        shape = {"title": profile.name, "type": "object", "properties": properties}
+        variants.append({**shape, "required": generated["required"], "additionalProperties": False})
     return {"description": generated.get("description", ""), "oneOf": variants}
 
 
@@ -133,8 +127,10 @@ def _example_record() -> dict[str, Any]:
 
 def document(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
+    archive_paths, archive_types = openapi_paths()  # the players and the archive
     (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
+        + archive_types
         + [P.AnalysisStatus, PageReport, P.ClientMessage, P.ServerMessage],
         ref_template="#/components/schemas/{name}",
     )
@@ -381,6 +377,7 @@ def document(version: str = "1") -> dict[str, Any]:
             }
         },
     }
+    paths.update(archive_paths)
     return {
         "openapi": "3.1.0",
         "info": {"title": "nyumba", "version": version},

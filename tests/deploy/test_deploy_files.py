@@ -53,6 +53,10 @@ def test_nginx_keeps_the_port_in_host_and_sets_the_client_address():
     assert len([v for k, v in sets if k == "X-Real-IP"]) == len(hosts)
 
 
+# Pinned to a full version: three parts, or PostgreSQL's two (its versions have two since 10).
+PINNED = r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*|postgres:\d+\.\d+(-[\w.]+)?"
+
+
 def test_compose_has_three_app_nodes_redis_with_aof_and_a_proxy():
     spec = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     services = spec["services"]
@@ -69,9 +73,9 @@ def test_compose_has_three_app_nodes_redis_with_aof_and_a_proxy():
     proxy_ip = proxy["networks"]["nyumba"]["ipv4_address"]
     for name in apps:
         assert services[name]["environment"]["NYUMBA_FORWARDED_ALLOW_IPS"] == proxy_ip
-    for name in ("redis", "proxy"):
+    for name in ("redis", "proxy", "postgres"):
         image = services[name]["image"]
-        assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*", image), image
+        assert re.fullmatch(PINNED, image), image
 
 
 def _k8s() -> list[dict]:
@@ -79,6 +83,38 @@ def _k8s() -> list[dict]:
     for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
         docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
     return docs
+
+
+def _named(docs: list[dict], kind: str, name: str) -> dict:
+    return next(d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+def test_every_deployment_ships_postgresql_and_names_it_in_database_url():
+    """The archive: compose and Kubernetes run a PostgreSQL, and every app node names it in a
+    DATABASE_URL the server's own settings accept; the password comes from a Secret."""
+    for name in ("compose.yaml", "compose.cluster.yaml", "compose.sentinel.yaml"):
+        services = yaml.safe_load((DEPLOY / name).read_text())["services"]
+        assert services["postgres"]["image"].startswith("postgres:"), name
+        apps = [s for n, s in services.items() if n.startswith("app")]
+        for app in apps:
+            url = app["environment"]["DATABASE_URL"]
+            assert from_env({"DATABASE_URL": url}).database_url == url
+            assert urlsplit(url).hostname == "postgres"
+            assert app["depends_on"]["postgres"]["condition"] == "service_healthy"
+    docs = _k8s()
+    pg = _named(docs, "StatefulSet", "nyumba-postgres")["spec"]["template"]["spec"]
+    service = _named(docs, "Service", "nyumba-postgres")
+    assert service["spec"]["ports"][0]["port"] == 5432
+    secret = pg["containers"][0]["env"][2]["valueFrom"]["secretKeyRef"]["name"]
+    assert secret in {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
+    app = _named(docs, "Deployment", "nyumba")["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in app["env"]}
+    assert env["DATABASE_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == secret
+    url = env["DATABASE_URL"]["value"]
+    assert urlsplit(url).hostname == "nyumba-postgres" and ":$(DATABASE_PASSWORD)@" in url
+    assert from_env({"DATABASE_URL": url}).database_url == url
+    names = [e["name"] for e in app["env"]]
+    assert names.index("DATABASE_PASSWORD") < names.index("DATABASE_URL")
 
 
 def test_kubernetes_manifests():
@@ -93,7 +129,7 @@ def test_kubernetes_manifests():
     assert kinds["Service"]["spec"]["sessionAffinity"] == "None"
     ann = kinds["Ingress"]["metadata"]["annotations"]
     assert int(ann["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
-    redis = [d for d in docs if d["kind"] == "StatefulSet"][0]
+    redis = _named(docs, "StatefulSet", "nyumba-redis")
     assert "--appendonly" in redis["spec"]["template"]["spec"]["containers"][0]["args"]
     pdb = kinds["PodDisruptionBudget"]["spec"]
     assert pdb["selector"]["matchLabels"] == kinds["Deployment"]["spec"]["selector"]["matchLabels"]
@@ -108,14 +144,14 @@ def test_kubernetes_pods_are_locked_down_and_pinned():
     pods = [
         d["spec"]["template"]["spec"] for d in docs if d["kind"] in ("Deployment", "StatefulSet")
     ]
-    assert len(pods) == 2
+    assert len(pods) == 3  # the app, Redis, PostgreSQL
     for pod in pods:
         assert pod["automountServiceAccountToken"] is False
         assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
         assert pod["securityContext"]["runAsNonRoot"] is True
         for c in pod["containers"]:
             image = c["image"]
-            assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*", image), image
+            assert re.fullmatch(PINNED, image), image
             assert c["resources"]["requests"] and c["resources"]["limits"]["memory"]
             sc = c["securityContext"]
             assert sc["allowPrivilegeEscalation"] is False
@@ -126,7 +162,7 @@ def test_kubernetes_pods_are_locked_down_and_pinned():
 def test_kubernetes_redis_password_comes_from_a_secret():
     docs = _k8s()
     secrets = {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
-    redis = [d for d in docs if d["kind"] == "StatefulSet"][0]["spec"]["template"]["spec"]
+    redis = _named(docs, "StatefulSet", "nyumba-redis")["spec"]["template"]["spec"]
     app = [d for d in docs if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
     for container in (redis["containers"][0], app["containers"][0]):
         env = {e["name"]: e for e in container["env"]}

@@ -34,6 +34,11 @@ BAD = [
     ("NYUMBA_STORE_TIMEOUT_MS", "0"),
     ("NYUMBA_MAX_FRAME", "1"),
     ("NYUMBA_KEY_PREFIX", "has space"),
+    ("DATABASE_URL", "mysql://db/nyumba"),  # not a database nyumba speaks
+    ("DATABASE_URL", "postgresql://db.example/"),  # no database named
+    ("DATABASE_URL", "postgresql://db/nyumba?search_path=a;drop"),  # a schema is a name
+    ("DATABASE_URL", "sqlite:///"),  # no file
+    ("NYUMBA_ARCHIVE_RETRY_MS", "0"),
 ]
 
 

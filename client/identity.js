@@ -1,0 +1,145 @@
+// The player this browser is (server/web/players.py): made on the first visit, named as the
+// seats are, carried to another device with a passkey, and deleted on request. The session
+// lives in an HttpOnly cookie the page never sees; the page only asks the server.
+
+import { $, h, show } from "./dom.js";
+import { t } from "./i18n.js";
+
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = new Error(data?.message || `${response.status}`);
+    error.code = data?.code || String(response.status);
+    throw error;
+  }
+  return data;
+}
+
+// The player, or null when this browser has none (or the archive does not answer).
+export async function me() {
+  try {
+    const answer = await call("GET", "/api/me");
+    return answer.player ? answer : null;
+  } catch {
+    return null;
+  }
+}
+
+// Be someone before joining a room, so the seat is linked (POST makes a player only if this
+// browser has none); never holds the page up long.
+export async function ensurePlayer(name) {
+  const work = (async () => {
+    let player = await call("POST", "/api/me", {});
+    if (name && player.name !== name) player = await call("PATCH", "/api/me", { name });
+    return player;
+  })();
+  const late = new Promise((resolve) => setTimeout(() => resolve(null), 2500));
+  return Promise.race([work.catch(() => null), late]);
+}
+
+export const rename = (name) => call("PATCH", "/api/me", { name: name || null });
+export const deleteMe = () => call("DELETE", "/api/me");
+export const signOut = () => call("POST", "/api/me/signout", {});
+
+// WebAuthn's binary fields travel as base64url text.
+const fromB64 = (s) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4)), (c) => c.charCodeAt(0)).buffer;
+const toB64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const ids = (list) => (list || []).map((c) => ({ ...c, id: fromB64(c.id) }));
+
+function credentialJSON(cred) {
+  if (typeof cred.toJSON === "function") return cred.toJSON();
+  const r = cred.response;
+  const response = { clientDataJSON: toB64(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = toB64(r.attestationObject);
+    response.transports = r.getTransports?.() || [];
+  } else {
+    response.authenticatorData = toB64(r.authenticatorData);
+    response.signature = toB64(r.signature);
+    if (r.userHandle) response.userHandle = toB64(r.userHandle);
+  }
+  return { id: cred.id, rawId: toB64(cred.rawId), type: cred.type, response, clientExtensionResults: cred.getClientExtensionResults?.() || {} };
+}
+
+export async function addPasskey() {
+  const { challenge, options: o } = await call("POST", "/api/passkeys/register/options", {});
+  const publicKey = { ...o, challenge: fromB64(o.challenge), user: { ...o.user, id: fromB64(o.user.id) }, excludeCredentials: ids(o.excludeCredentials) };
+  const cred = await navigator.credentials.create({ publicKey });
+  return call("POST", "/api/passkeys/register", { challenge, credential: credentialJSON(cred) });
+}
+
+export async function signIn() {
+  const { challenge, options: o } = await call("POST", "/api/passkeys/signin/options", {});
+  const publicKey = { ...o, challenge: fromB64(o.challenge), allowCredentials: ids(o.allowCredentials) };
+  const cred = await navigator.credentials.get({ publicKey });
+  return call("POST", "/api/passkeys/signin", { challenge, credential: credentialJSON(cred) });
+}
+
+// The "You" box: who this browser plays as, passkeys, deletion. `name`: the name input whose
+// changes also name the player.
+export async function wireMe(box, { name } = {}) {
+  let player = await me();
+  const note = (key, vars) => {
+    const p = $(".me-note", box);
+    p.textContent = key ? t(key, vars) : "";
+    show(p, Boolean(key));
+  };
+  const draw = () => {
+    box.dataset.player = player?.player || "";
+    const line = $(".me-line", box);
+    if (!player) line.replaceChildren(t("me.none"));
+    else {
+      const who = player.name || t("me.anonymous");
+      line.replaceChildren(t("me.playingAs", { name: who }), " ",
+        h("a", { href: `/p/${encodeURIComponent(player.player)}`, class: "me-games" }, t("me.yourGames")));
+    }
+    $(".me-keys", box).textContent = player ? t("me.passkeys", { n: player.passkeys }) : "";
+    show($(".passkey-add", box), Boolean(player) && Boolean(window.PublicKeyCredential));
+    show($(".passkey-signin", box), Boolean(window.PublicKeyCredential));
+    show($(".me-delete", box), Boolean(player));
+  };
+  const attempt = async (fn, ok) => {
+    try {
+      const answer = await fn();
+      if (answer) player = answer;
+      note(ok);
+    } catch (err) {
+      note("me.failed", { msg: err.message });
+    }
+    draw();
+  };
+  $(".passkey-add", box).addEventListener("click", () => attempt(addPasskey, "me.added"));
+  $(".passkey-signin", box).addEventListener("click", () => attempt(signIn, "me.signedIn"));
+  $(".me-delete", box).addEventListener("click", async (e) => {
+    const b = e.currentTarget;
+    if (b.dataset.confirm !== "1") {
+      b.dataset.confirm = "1";
+      b.textContent = t("me.confirmDelete");
+      setTimeout(() => {
+        delete b.dataset.confirm;
+        b.textContent = t("me.delete");
+      }, 4000);
+      return;
+    }
+    delete b.dataset.confirm;
+    b.textContent = t("me.delete");
+    await attempt(async () => {
+      await deleteMe();
+      player = null;
+      return null;
+    }, "me.deleted");
+  });
+  name?.addEventListener("change", () => {
+    if (player) attempt(() => rename(name.value.trim()), null);
+  });
+  draw();
+  show(box, true);
+  return () => player;
+}

@@ -1,0 +1,47 @@
+// The leaderboards (/leaderboard/{game}): the best established ratings of each game.
+
+import { getGames } from "./api.js";
+import { $, h } from "./dom.js";
+import { t } from "./i18n.js";
+import { fail, gameTitle, getJSON, pathId, ratingText, startPage } from "./archivepage.js";
+
+let games = [];
+let rows = [];
+const current = () => $("#board-game").value || pathId() || games[0]?.name;
+
+function draw() {
+  $("#board-game").replaceChildren(...games.map((g) => h("option", { value: g.name, selected: g.name === current() }, gameTitle(g.name))));
+  $("#board").replaceChildren(
+    h("tr", {}, h("th", {}, "#"), h("th", {}, t("archive.player")), h("th", {}, t("archive.rating")), h("th", {}, t("archive.gamesPlayed"))),
+    ...rows.map((r, i) =>
+      h("tr", {}, h("td", {}, String(i + 1)),
+        h("td", {}, h("a", { href: `/p/${encodeURIComponent(r.player)}` }, r.name || t("me.anonymous"))),
+        h("td", { class: "rating" }, ratingText(r)), h("td", {}, String(r.games)))),
+  );
+}
+
+async function load(game) {
+  try {
+    rows = await getJSON(`/api/leaderboard/${encodeURIComponent(game)}`);
+  } catch (err) {
+    rows = [];
+    fail(err);
+  }
+  draw();
+  document.body.dataset.ready = "1";
+}
+
+async function main() {
+  startPage(draw);
+  games = await getGames();
+  const game = pathId() || games[0].name;
+  draw();
+  $("#board-game").value = game;
+  $("#board-game").addEventListener("change", (e) => {
+    history.replaceState(null, "", `/leaderboard/${encodeURIComponent(e.target.value)}`);
+    load(e.target.value);
+  });
+  load(game);
+}
+
+main();

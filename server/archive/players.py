@@ -1,0 +1,226 @@
+"""Players: an identity without passwords.
+
+A first visit gets an anonymous player: a public id (``/p/{id}``), a name they may choose,
+and a *session* — a long random token that only the browser holds (an HttpOnly cookie,
+``server/web/players.py``); the archive keeps its SHA-256, never the token. To carry the
+identity to another device, or keep it when the cookie goes, a player adds a passkey
+(WebAuthn): the archive keeps the credential's public key and signature counter, nothing
+secret. Signing in with the passkey elsewhere opens a new session for the same player. No
+password is asked for or stored, ever.
+
+Deleting an identity removes the player, its sessions, passkeys and ratings; its games stay,
+with their seats "anonymous" (no player, no name). Retention (``prune``): a session unused
+for ``SESSION_DAYS`` goes, and a player left with neither a session nor a passkey goes with
+it (nobody can ever sign in as them again); a WebAuthn challenge lives ``CHALLENGE_MS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+import msgspec
+from sqlalchemy import and_, delete, exists, select, update
+
+from server.archive.db import Database
+from server.archive.schema import challenges, game_seats, passkeys, players, ratings, sessions
+
+SESSION_DAYS = 400  # as long as a browser keeps a cookie (Chrome's cap)
+CHALLENGE_MS = 5 * 60 * 1000
+SEEN_EVERY_MS = 3600 * 1000  # a session's last use is written at most this often
+DAY_MS = 86_400_000
+
+
+class Player(msgspec.Struct):
+    id: str
+    name: str | None
+    created_ms: int
+    passkeys: int = 0
+
+
+def new_player_id() -> str:
+    return secrets.token_urlsafe(9)  # 72 bits: a public name for a page, not a secret
+
+
+def new_session_token() -> str:
+    return secrets.token_urlsafe(32)  # 256 random bits
+
+
+def hash_session(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def create(db: Database, now_ms: int, name: str | None = None) -> tuple[Player, str]:
+    """A new anonymous player and its first session's token."""
+    player = Player(new_player_id(), name, now_ms)
+    token = new_session_token()
+    async with db.write() as conn:
+        await conn.execute(
+            players.insert().values(id=player.id, name=name, created_ms=now_ms, seen_ms=now_ms)
+        )
+        await _open(conn, player.id, token, now_ms)
+    return player, token
+
+
+async def _open(conn: Any, player: str, token: str, now_ms: int) -> None:
+    await conn.execute(
+        sessions.insert().values(
+            token_hash=hash_session(token), player=player, created_ms=now_ms, seen_ms=now_ms
+        )
+    )
+
+
+async def open_session(db: Database, player: str, now_ms: int) -> str:
+    """A new session for ``player`` (signed in with a passkey): its token."""
+    token = new_session_token()
+    async with db.write() as conn:
+        await _open(conn, player, token, now_ms)
+    return token
+
+
+async def by_session(db: Database, token: str, now_ms: int) -> Player | None:
+    """The player whose session ``token`` is, or None."""
+    h = hash_session(token)
+    async with db.read() as conn:
+        row = (
+            await conn.execute(
+                select(players, sessions.c.seen_ms.label("session_seen"))
+                .join(sessions, sessions.c.player == players.c.id)
+                .where(sessions.c.token_hash == h)
+            )
+        ).first()
+    if row is None:
+        return None
+    if now_ms - row.session_seen > SEEN_EVERY_MS:  # kept for retention, not on every request
+        async with db.write() as conn:
+            await conn.execute(
+                update(sessions).where(sessions.c.token_hash == h).values(seen_ms=now_ms)
+            )
+            await conn.execute(update(players).where(players.c.id == row.id).values(seen_ms=now_ms))
+    return Player(row.id, row.name, row.created_ms)
+
+
+async def get(db: Database, player: str) -> Player | None:
+    async with db.read() as conn:
+        row = (await conn.execute(select(players).where(players.c.id == player))).first()
+        if row is None:
+            return None
+        keys = await conn.execute(select(passkeys.c.id).where(passkeys.c.player == player))
+        return Player(row.id, row.name, row.created_ms, len(keys.all()))
+
+
+async def rename(db: Database, player: str, name: str | None) -> None:
+    async with db.write() as conn:
+        await conn.execute(update(players).where(players.c.id == player).values(name=name))
+
+
+async def sign_out(db: Database, token: str) -> None:
+    async with db.write() as conn:
+        await conn.execute(delete(sessions).where(sessions.c.token_hash == hash_session(token)))
+
+
+async def delete_player(db: Database, player: str) -> None:
+    """The identity goes; its games stay, their seats anonymous."""
+    async with db.write() as conn:
+        await conn.execute(
+            update(game_seats).where(game_seats.c.player == player).values(player=None, name=None)
+        )
+        for table in (sessions, passkeys, ratings):
+            await conn.execute(delete(table).where(table.c.player == player))
+        await conn.execute(delete(challenges).where(challenges.c.player == player))
+        await conn.execute(delete(players).where(players.c.id == player))
+
+
+# -- passkeys ---------------------------------------------------------------------------------
+
+
+class Passkey(msgspec.Struct):
+    id: str  # base64url credential id
+    player: str
+    public_key: bytes
+    sign_count: int
+    transports: list[str] | None
+
+
+async def add_passkey(db: Database, key: Passkey, now_ms: int) -> None:
+    async with db.write() as conn:
+        await conn.execute(
+            passkeys.insert().values(
+                id=key.id,
+                player=key.player,
+                public_key=key.public_key,
+                sign_count=key.sign_count,
+                transports=key.transports,
+                created_ms=now_ms,
+                used_ms=now_ms,
+            )
+        )
+
+
+async def passkey(db: Database, credential_id: str) -> Passkey | None:
+    async with db.read() as conn:
+        row = (await conn.execute(select(passkeys).where(passkeys.c.id == credential_id))).first()
+    if row is None:
+        return None
+    return Passkey(row.id, row.player, row.public_key, row.sign_count, row.transports)
+
+
+async def passkeys_of(db: Database, player: str) -> list[Passkey]:
+    async with db.read() as conn:
+        rows = await conn.execute(select(passkeys).where(passkeys.c.player == player))
+        return [Passkey(r.id, r.player, r.public_key, r.sign_count, r.transports) for r in rows]
+
+
+async def used_passkey(db: Database, credential_id: str, sign_count: int, now_ms: int) -> None:
+    async with db.write() as conn:
+        await conn.execute(
+            update(passkeys)
+            .where(passkeys.c.id == credential_id)
+            .values(sign_count=sign_count, used_ms=now_ms)
+        )
+
+
+async def put_challenge(db: Database, challenge: bytes, player: str | None, now_ms: int) -> str:
+    """Keep a WebAuthn challenge for one answer; its id goes to the browser."""
+    cid = secrets.token_urlsafe(16)
+    async with db.write() as conn:
+        await conn.execute(
+            challenges.insert().values(
+                id=cid, challenge=challenge, player=player, expires_ms=now_ms + CHALLENGE_MS
+            )
+        )
+    return cid
+
+
+async def take_challenge(db: Database, cid: str, now_ms: int) -> tuple[bytes, str | None] | None:
+    """The challenge ``cid`` and its player, used up; None if unknown or expired."""
+    async with db.write() as conn:
+        row = (await conn.execute(select(challenges).where(challenges.c.id == cid))).first()
+        if row is None:
+            return None
+        await conn.execute(delete(challenges).where(challenges.c.id == cid))
+    if row.expires_ms < now_ms:
+        return None
+    return row.challenge, row.player
+
+
+async def prune(db: Database, now_ms: int) -> int:
+    """Retention: expired challenges, sessions unused for ``SESSION_DAYS``, and the players
+    nobody can sign in as any more. Returns the players removed."""
+    async with db.write() as conn:
+        await conn.execute(delete(challenges).where(challenges.c.expires_ms < now_ms))
+        await conn.execute(
+            delete(sessions).where(sessions.c.seen_ms < now_ms - SESSION_DAYS * DAY_MS)
+        )
+        orphans = select(players.c.id).where(
+            and_(
+                players.c.created_ms < now_ms - DAY_MS,  # a player made a moment ago is kept
+                ~exists().where(sessions.c.player == players.c.id),
+                ~exists().where(passkeys.c.player == players.c.id),
+            )
+        )
+        gone = [r.id for r in await conn.execute(orphans)]
+    for player in gone:
+        await delete_player(db, player)
+    return len(gone)

@@ -1,0 +1,199 @@
+"""Writing finished games to the archive, from the node that finished them, and retrying.
+
+A game's end is a compare-and-set like any move (``Node.change``): the room it stores has
+the game in ``Room.waiting`` (``server/rooms/finished.py``). The node that wrote that change
+hands the room to ``Archiver.ended``, which — never on the move's path, in a task of its own —
+
+1. puts the room in the store's waiting set (``server/store/waiting.py``), due in
+   ``NYUMBA_ARCHIVE_RETRY_MS``: the net if this node dies before step 3;
+2. makes the game's record (a replay of every move, in the replay pool, off the event loop);
+3. writes the game, and its ratings, in one transaction (``server/archive/games.py``:
+   written once whoever tries, however often);
+4. removes it from the room with an ``Archived`` intent (a stored change nobody sees), and
+   the room from the waiting set when nothing of it waits.
+
+A database that does not answer stops the task at step 3: the game stays in the room and the
+room in the set, and ``sweep`` — every node's, every tick — tries again once it is
+due, keeping such a room alive past its idle expiry meanwhile. Two nodes that try the same
+room at once both reach step 3; the archive's unique key lets one row in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from redis.exceptions import RedisError
+
+from server.archive import games, players
+from server.archive.db import DOWN, Database
+from server.computer.replays import Busy, Offload
+from server.live.local import StoreClock
+from server.ops import health, metrics
+from server.ops.config import Settings
+from server.rooms.finished import Archived, record_text
+from server.rooms.room import Finished, Refused, Room, decode_room
+from server.store import waiting
+from server.store.store import Store
+
+log = logging.getLogger("nyumba.archive")
+
+PRUNE_EVERY_S = 3600.0  # retention (server/archive/players.py ``prune``), about this often
+RECORDS_AT_ONCE = 2  # records asked of the replay pool at once (its per-address share)
+OFFLOAD_WAIT_S = 10.0  # the pool stayed full of others' replays this long: left to the sweep
+
+Change = Callable[..., Awaitable[Any]]
+
+
+class Archiver:
+    """Writes rooms' finished games to ``db``; ``change`` is the node's write path."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        db: Database,
+        clock: StoreClock,
+        change: Change,
+        offload: Callable[[], Offload | None],
+    ):
+        self.settings = settings
+        self.store = store
+        self.db = db
+        self.clock = clock
+        self.change = change
+        self.offload = offload
+        self.writing: dict[str, asyncio.Task[None]] = {}
+        self.again: set[str] = set()  # rooms that ended another game while being written
+        self._records = asyncio.Semaphore(RECORDS_AT_ONCE)  # games queue here, not in the pool
+
+    def ended(self, room: Room) -> None:
+        """``room`` was just stored with a game that waits for the archive."""
+        if room.id in self.writing:
+            self.again.add(room.id)
+            return
+        self._start(room.id, room)
+
+    def _start(self, room_id: str, room: Room | None) -> None:
+        task = asyncio.get_running_loop().create_task(self._write(room_id, room))
+        self.writing[room_id] = task
+        metrics.ARCHIVE_WAITING.set(len(self.writing))
+
+    async def _write(self, room_id: str, room: Room | None) -> None:
+        try:
+            while True:
+                await self.archive(room_id, room)
+                if room_id not in self.again:
+                    return
+                self.again.discard(room_id)
+                room = None  # read the room again: another game ended meanwhile
+        except RedisError as exc:  # the sweep tries again
+            health.STORE.failed(exc)
+        except Exception:
+            log.exception("archiving room %s failed", room_id)
+        finally:
+            self.writing.pop(room_id, None)
+            metrics.ARCHIVE_WAITING.set(len(self.writing))
+
+    async def archive(self, room_id: str, room: Room | None = None) -> bool:
+        """Write every game waiting in the room; True when none is left waiting."""
+        now = self.clock.now()
+        await waiting.due_at(self.store, room_id, now + self.settings.archive_retry_ms)
+        if room is None:
+            data, _ = await self.store.load(room_id)
+            if data is None:
+                await waiting.done(self.store, room_id)
+                return True
+            room = decode_room(data)
+        left = list(room.waiting)
+        for entry in room.waiting:
+            if not await self.write(entry):
+                await waiting.hold_room(self.store, room_id, now + self.settings.idle_ttl_ms)
+                return False
+            try:
+                done = await self.change(room_id, Archived(room_id, entry.game_no, entry.version))
+            except Refused:  # the room is gone: its games are in the archive
+                await waiting.done(self.store, room_id)
+                return True
+            left = done.room.waiting
+        if not left:
+            await waiting.done(self.store, room_id)
+        return not left
+
+    async def write(self, entry: Finished) -> bool:
+        """One game into the archive; False while the database does not answer."""
+        if not await self.db.ready():
+            metrics.ARCHIVED.labels("failed").inc()
+            return False
+        record = await self._record(entry)
+        if record is None:
+            return False  # the replay pool stayed busy: the sweep tries again
+        try:
+            result = await games.write(self.db, entry, record, self.clock.now())
+        except DOWN as exc:
+            self.db.failed(exc)
+            metrics.ARCHIVED.labels("failed").inc()
+            return False
+        self.db.ok()
+        metrics.ARCHIVED.labels(result).inc()
+        return True
+
+    async def _record(self, entry: Finished) -> str | None:
+        data = msgspec.msgpack.encode(entry)
+        offload = self.offload()
+        if offload is None:
+            return record_text(data)
+        async with self._records:
+            deadline = asyncio.get_running_loop().time() + OFFLOAD_WAIT_S
+            while asyncio.get_running_loop().time() < deadline:
+                try:
+                    text: str = await offload.run("archive", record_text, data)
+                    return text
+                except Busy:  # full of people's replays: they go first
+                    await asyncio.sleep(0.05)
+        return None
+
+    async def sweep_forever(self) -> None:
+        """Every node: rooms whose games still wait, once they are due; and, about once an
+        hour, the retention of players and sessions (docs/privacy.md)."""
+        loop = asyncio.get_running_loop()
+        pruned = loop.time()
+        while True:
+            await asyncio.sleep(self.settings.tick_ms / 1000)
+            try:
+                if loop.time() - pruned > PRUNE_EVERY_S:
+                    pruned = loop.time()
+                    await self.prune()
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except RedisError as exc:
+                health.STORE.failed(exc)
+            except Exception:
+                log.exception("archive sweep failed")
+
+    async def sweep(self) -> None:
+        for room_id in await waiting.due(self.store, self.clock.now()):
+            if room_id not in self.writing:
+                self._start(room_id, None)
+
+    async def prune(self) -> None:
+        try:
+            gone = await players.prune(self.db, self.clock.now())
+        except DOWN as exc:
+            self.db.failed(exc)
+            return
+        if gone:
+            log.info("retention: %d players nobody can sign in as any more were deleted", gone)
+
+    async def stop(self) -> None:
+        tasks = list(self.writing.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t

@@ -1,0 +1,99 @@
+"""Passkeys in the browser, with Chromium's virtual authenticator (the DevTools protocol's
+WebAuthn domain): a player adds a passkey, signs in with it in a fresh browser profile, and
+finds the same player and the same games there.
+
+WebAuthn asks for a secure context and a domain as its relying party, never an IP address:
+the pages are opened at http://localhost (a secure context) rather than 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+
+from clientkit import DESKTOP, start_game, wait_open
+
+AUTHENTICATOR = {
+    "protocol": "ctap2",
+    "transport": "internal",
+    "hasResidentKey": True,
+    "hasUserVerification": True,
+    "isUserVerified": True,
+    "automaticPresenceSimulation": True,
+}
+
+
+def authenticator(context, page) -> tuple[object, str]:
+    cdp = context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    made = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
+    return cdp, made["authenticatorId"]
+
+
+def player_of(page) -> str:
+    page.wait_for_selector("#me[data-player]:not([data-player=''])")
+    return page.get_attribute("#me", "data-player")
+
+
+def test_a_passkey_carries_the_player_and_their_games_to_a_fresh_browser(browser, live_server):
+    base = live_server.replace("127.0.0.1", "localhost")
+    first = browser.new_context(base_url=base, viewport=DESKTOP, locale="en-US")
+    page = first.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    cdp, auth = authenticator(first, page)
+
+    # A first visit: an anonymous player, named, who plays a game against the computer.
+    page.goto("/")
+    page.fill("#name", "Zawadi")
+    page.dispatch_event("#name", "change")
+    me = player_of(page)
+    page.wait_for_selector("#me .me-line:has-text('Zawadi')")
+    start_game(page, "kalah", mode="computer")
+    wait_open(page)
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector("#game-link:not([hidden])")
+    game_page = page.get_attribute("#game-link", "href")
+    game_id = game_page.rsplit("/", 1)[-1]
+
+    # The passkey.
+    page.goto("/")
+    assert player_of(page) == me
+    page.click("#me .passkey-add")
+    page.wait_for_selector("#me .me-note:has-text('Passkey added')")
+    assert "Passkeys: 1" in page.inner_text("#me .me-keys")
+    keys = cdp.send("WebAuthn.getCredentials", {"authenticatorId": auth})["credentials"]
+    assert len(keys) == 1 and keys[0]["isResidentCredential"] and keys[0]["rpId"] == "localhost"
+
+    # Another browser: nothing shared but the passkey (as a synced passkey, or a security key
+    # carried over, would be).
+    second = browser.new_context(base_url=base, viewport=DESKTOP, locale="en-US")
+    other = second.new_page()
+    other.on("pageerror", lambda e: problems.append(str(e)))
+    cdp2, auth2 = authenticator(second, other)
+    cdp2.send("WebAuthn.addCredential", {"authenticatorId": auth2, "credential": keys[0]})
+    other.goto("/")
+    stranger = player_of(other)
+    assert stranger != me  # a first visit of its own: another anonymous player
+    other.click("#me .passkey-signin")
+    other.wait_for_selector("#me .me-note:has-text('Signed in')")
+    assert player_of(other) == me
+    assert "Zawadi" in other.inner_text("#me .me-line")
+
+    # The same player's page and games, from the second browser.
+    other.click("#me a.me-games")
+    other.wait_for_selector("body[data-ready='1']")
+    assert other.inner_text("#player-name") == "Zawadi"
+    assert other.locator(f"#player-games li[data-game='{game_id}']").count() == 1
+    other.click(f"#player-games li[data-game='{game_id}'] a.game-link")
+    other.wait_for_selector("body[data-ready='1']")
+    assert re.search(r"/g/" + re.escape(game_id) + "$", other.url)
+    assert "Zawadi" in other.inner_text("#game-players")
+    other.wait_for_selector(".replay-history")  # the replay with its move history
+
+    # A new session reaches the socket too: a room made now has its seat linked to the player.
+    other.goto("/")
+    start_game(other, "kalah", mode="computer")
+    other.wait_for_selector(f"#seats li[data-side='0'] a[href='/p/{me}']")
+    first.close()
+    second.close()
+    assert not problems

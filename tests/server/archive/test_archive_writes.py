@@ -1,0 +1,207 @@
+"""The archive's writes and reads on a real SQLite file and a real PostgreSQL server: a
+finished game is written once with its ratings, however many writers race; a reopened game's
+later end replaces its row; a deleted player's games stay, anonymous; the migrations make the
+schema the queries declare."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+import pytest
+from asynckit import run
+from pgkit import own_schema, postgres_url, sqlite_url
+
+from server.archive import games, players
+from server.archive.db import Database
+from server.archive.schema import metadata
+from server.rooms import glicko2 as G
+from server.rooms import judge as J
+from server.rooms import protocol as P
+from server.rooms import room as R
+from server.rooms.finished import record_text
+
+NOW = 1_800_000_000_000
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    with postgres_url(tmp_path) as url, own_schema(url) as schema_url:
+        yield schema_url
+
+
+def finished_game(
+    room_id: str, seats: list[tuple[str | None, str | None]], rated: bool, winner: int = 0
+) -> R.Finished:
+    """A friend game between ``seats`` ((player, name) each) that ``1 - winner`` resigned."""
+    room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", NOW)
+    linked = [R.SeatRec("person", f"t{i}", None, NOW, name, p) for i, (p, name) in enumerate(seats)]
+    room = msgspec.structs.replace(room, seats=linked, rated=rated)
+    ctx = R.Context(sides=[1 - winner], who="k", now_ms=NOW + 60_000)
+    return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
+
+
+async def _two_players(db: Database) -> tuple[str, str]:
+    a, _ = await players.create(db, NOW, "Amina")
+    b, _ = await players.create(db, NOW, "Baraka")
+    return a.id, b.id
+
+
+def test_a_finished_game_is_written_once_with_its_ratings(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        a, b = await _two_players(db)
+        entry = finished_game("room-1", [(a, "Amina"), (b, "Baraka")], rated=True)
+        record = record_text(msgspec.msgpack.encode(entry))
+        first = await games.write(db, entry, record, NOW)
+        again = [await games.write(db, entry, record, NOW) for _ in range(3)]
+        game = await games.game(db, entry.id)
+        standing = {s.player: s for s in await games.standings(db, a)}
+        await db.close()
+        return first, again, game, standing
+
+    first, again, game, standing = run(go())
+    assert first == "written" and again == ["known"] * 3
+    assert game.outcome["winner"] == 0 and game.outcome["reason"] == "resignation"
+    assert [s.name for s in game.seats] == ["Amina", "Baraka"]
+    south, _ = G.game(G.Rating(), G.Rating(), 1.0)
+    mine = next(iter(standing.values()))
+    assert mine.games == 1 and mine.rating == pytest.approx(south.rating)
+    assert game.seats[0].rating_before == 1500 and game.seats[0].rating_after == mine.rating
+
+
+def test_writers_racing_write_each_game_once_and_move_ratings_once(db_url):
+    """Two databases handles (two connection pools, as two nodes have) write the same ten
+    games at the same moment: one row each, and each game moves the ratings once."""
+
+    async def go():
+        one, two = Database(db_url), Database(db_url)
+        await asyncio.gather(one.start(), two.start())
+        a, b = await _two_players(one)
+        results = []
+        for i in range(10):
+            entry = finished_game(f"race-{i}", [(a, "A"), (b, "B")], rated=True, winner=i % 2)
+            record = record_text(msgspec.msgpack.encode(entry))
+            results += await asyncio.gather(
+                games.write(one, entry, record, NOW), games.write(two, entry, record, NOW)
+            )
+        rows = await games.count(one)
+        standing = await games.rating_of(one, [a, b], "kalah")
+        await one.close()
+        await two.close()
+        return results, rows, standing
+
+    results, rows, standing = run(go())
+    assert sorted(results) == ["known"] * 10 + ["written"] * 10
+    assert rows == 10
+    assert [s.games for s in standing.values()] == [10, 10]
+    expected = (G.Rating(), G.Rating())
+    for i in range(10):
+        expected = G.game(expected[0], expected[1], 1.0 if i % 2 == 0 else 0.0)
+    assert sorted(s.rating for s in standing.values()) == pytest.approx(
+        sorted(r.rating for r in expected)
+    )
+
+
+def test_a_reopened_game_that_ends_again_replaces_its_row(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        first = finished_game("undone", [(None, "x"), (None, None)], rated=False, winner=0)
+        later = msgspec.structs.replace(first, version=first.version + 3, moves=["c", "f", "B"])
+        record = record_text(msgspec.msgpack.encode(later))
+        out = [
+            await games.write(db, first, record_text(msgspec.msgpack.encode(first)), NOW),
+            await games.write(db, later, record, NOW),
+            await games.write(db, first, record_text(msgspec.msgpack.encode(first)), NOW),
+        ]
+        game = await games.game(db, first.id)
+        await db.close()
+        return out, game
+
+    out, game = run(go())
+    assert out == ["written", "replaced", "known"]
+    assert game.plies == 3 and len(game.seats) == 2
+
+
+def test_deleting_a_player_leaves_their_games_anonymous(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        a, b = await _two_players(db)
+        entry = finished_game("gone", [(a, "Amina"), (b, "Baraka")], rated=True)
+        await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        await players.delete_player(db, a)
+        game = await games.game(db, entry.id)
+        theirs, _ = await games.played(db, b)
+        gone = await players.get(db, a)
+        await db.close()
+        return game, theirs, gone
+
+    game, theirs, gone = run(go())
+    assert gone is None
+    assert (game.seats[0].player, game.seats[0].name) == (None, None)
+    assert game.seats[1].name == "Baraka"
+    assert theirs[0].opponent.player is None and theirs[0].opponent.name is None
+
+
+def test_a_players_games_are_listed_newest_first_a_page_at_a_time(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        a, b = await _two_players(db)
+        for i in range(games.PAGE + 3):
+            entry = finished_game(f"page-{i}", [(a, None), (b, None)], rated=False)
+            entry = msgspec.structs.replace(entry, ended_ms=NOW + i)
+            await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        first, more = await games.played(db, a, 0)
+        second, more2 = await games.played(db, a, 1)
+        await db.close()
+        return first, more, second, more2
+
+    first, more, second, more2 = run(go())
+    assert len(first) == games.PAGE and more and len(second) == 3 and not more2
+    ends = [g.ended_ms for g in first + second]
+    assert ends == sorted(ends, reverse=True)
+
+
+def test_the_migrations_make_the_schema_the_queries_declare(db_url):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    async def go():
+        db, other = Database(db_url), Database(db_url)
+        await asyncio.gather(db.start(), other.start())  # two nodes starting at once
+        async with db.read() as conn:
+            diff = await conn.run_sync(
+                lambda c: compare_metadata(MigrationContext.configure(c), metadata)
+            )
+        await db.close()
+        await other.close()
+        return diff
+
+    assert run(go()) == []
+
+
+def test_retention_forgets_old_sessions_and_the_players_nobody_can_sign_in_as(db_url):
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        a, b = await _two_players(db)  # both made at NOW, each with a session
+        entry = finished_game("kept", [(a, "Amina"), (b, "Baraka")], rated=False)
+        await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        later = NOW + players.SESSION_DAYS * players.DAY_MS + 1
+        await players.open_session(db, b, later)  # b came back; a never did
+        gone = await players.prune(db, later)
+        game = await games.game(db, entry.id)
+        kept = await players.get(db, b), await players.get(db, a)
+        await db.close()
+        return gone, game, kept
+
+    gone, game, (b, a) = run(go())
+    assert gone == 1 and a is None and b is not None
+    assert [s.name for s in game.seats] == [None, "Baraka"]
