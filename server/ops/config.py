@@ -87,6 +87,9 @@ _HELP = {
     "NYUMBA_LOG_LEVEL": "least severe log level written",
     "NYUMBA_LOG_FORMAT": "log lines as text, or one JSON object a line",
     "NYUMBA_ACCESS_LOG": "a log line per HTTP request and WebSocket",
+    "NYUMBA_SEEKS_PER_ADDRESS": "open seeks one client address may hold in the lobby, all nodes together",
+    "NYUMBA_SEEKS_PER_NODE": "open seeks one node holds for its connections",
+    "NYUMBA_ABORT_MS": "a clocked game is aborted if a side has not made its first move within this",
     "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
 }
 
@@ -186,6 +189,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "127.0.0.1"
     sockets_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SOCKETS_PER_ADDRESS")] = 100
     join_deadline_ms: Annotated[int, _bounded(100, 600_000, "NYUMBA_JOIN_DEADLINE_MS")] = 10_000
+    # The lobby and clocks (server/live/lobby.py, server/rooms/clock.py)
+    seeks_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SEEKS_PER_ADDRESS")] = 8
+    seeks_per_node: Annotated[int, _bounded(1, 10_000_000, "NYUMBA_SEEKS_PER_NODE")] = 20_000
+    abort_ms: Annotated[int, _bounded(1000, 3_600_000, "NYUMBA_ABORT_MS")] = 30_000
     # Arrivals per minute (server/live/arrivals.py says why these are above what browsers do).
     opens_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_OPENS_PER_MINUTE")] = 200
     joins_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_JOINS_PER_MINUTE")] = 200

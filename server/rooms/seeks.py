@@ -89,6 +89,9 @@ class Cancel(_LobbyIn, frozen=True, tag="cancel"):
     id: _IntentId | None = None
 
 
+LOBBY = (Watch, Seek, Accept, Cancel)  # the messages the lobby answers, not a room
+
+
 class SeekView(msgspec.Struct, frozen=True, gc=False):
     """An open seek as the lobby shows it. ``rating``: the seeker's Glicko-2 rating in the
     game (rounded; null: not an identified player, or not rated in it yet); ``provisional``
