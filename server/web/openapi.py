@@ -20,6 +20,7 @@ from engine import records
 from server.rooms import protocol as P
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archive import openapi_paths
+from server.web.lobby import with_lobby
 
 JSON = "application/json"
 
@@ -127,7 +128,7 @@ def _example_record() -> dict[str, Any]:
 
 def document(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
-    archive_paths, archive_types = openapi_paths()  # the players and the archive
+    archive_paths, archive_types = with_lobby(openapi_paths())  # players, archive, lobby
     (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
         + archive_types

@@ -237,3 +237,35 @@ def test_a_race_of_1000_seekers_on_three_nodes_pairs_each_once_and_loses_none(no
     for _, _, room, side in results:
         rooms.setdefault(room, []).append(side)
     assert len(rooms) == 500 and all(sorted(s) == [0, 1] for s in rooms.values())
+
+
+def test_two_players_on_two_workers_of_one_server_pair_and_finish_a_game(tmp_path, key_prefix):
+    server = ServerProcess(
+        redis_url=None,
+        data_dir=tmp_path / "workers",
+        env={"NYUMBA_WORKERS": "2", "NYUMBA_KEY_PREFIX": key_prefix + "lobbyw:"},
+    ).start()
+    try:
+        first = Client(server.ws_url)
+        on = first.ws.response.headers["x-nyumba-node"].split("-")[0]
+        for _ in range(200):
+            second = Client(server.ws_url)
+            if second.ws.response.headers["x-nyumba-node"].split("-")[0] != on:
+                break
+            second.close()
+        else:
+            raise AssertionError("every socket landed on the same worker")
+        seek(first, clock={"initial_ms": 120000, "increment_ms": 1000})
+        second.send(
+            t="seek",
+            game="kalah",
+            options={"seeds": 4},
+            clock=CLOCK | {"initial_ms": 120000, "increment_ms": 1000},
+        )
+        p2, p1 = second.expect("paired"), first.expect("paired")
+        assert p1["room"] == p2["room"] and {p1["side"], p2["side"]} == {0, 1}
+        players = {p["side"]: join_paired(server.ws_url, p) for p in (p1, p2)}
+        final = play_out(players, random.Random(9))
+        assert final["outcome"] is not None and final["clock"]["running"] is None
+    finally:
+        server.stop(kill=True)
