@@ -220,12 +220,20 @@ def sides_of(waiting: SidePref, newcomer: SidePref, coin: int) -> int:
     return coin
 
 
-# Quick pairing: the pools the start page offers with one click each.
-QUICK: list[tuple[str, dict[str, Any], Control]] = [
-    ("kalah", {"seeds": 4}, Control(180_000, 2000)),
-    ("oware", {}, Control(300_000, 3000)),
-    ("bao-kiswahili", {}, Control(600_000, 5000)),
-]
+def quick_pools(text: str) -> list[tuple[str, dict[str, Any], Control]]:
+    """The quick-pairing pools of ``NYUMBA_QUICK_POOLS`` (``kalah:seeds=4@180+2,oware@300+3``:
+    game, options, initial seconds + increment seconds), for the start page's buttons."""
+    pools = []
+    for item in text.split(","):
+        spec, timing = item.strip().split("@")
+        game, *pairs = spec.split(":")
+        options: dict[str, Any] = {}
+        for pair in pairs:
+            name, value = pair.split("=")
+            options[name] = int(value) if value.isdigit() else value in ("true", "on", "yes")
+        initial, increment = (int(x) * 1000 for x in timing.split("+"))
+        pools.append((game, options, Control(initial, increment)))
+    return pools
 
 
 encode_rec = msgspec.json.Encoder().encode

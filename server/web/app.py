@@ -334,7 +334,7 @@ def create_app(settings: Settings) -> Starlette:
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         *archive_pages.routes(lambda: archive, lambda name: static.page(client, name)),
         *identity.routes(archive, identities, settings),
-        *lobby_routes(lambda: app.state.node.lobby),
+        *lobby_routes(lambda: app.state.node.lobby, settings.quick_pools),
         WebSocketRoute("/ws", socket),
         Route("/ws", socket_over_http),
         Mount(static.PREFIX + "/{version}", files),

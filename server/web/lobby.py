@@ -41,17 +41,18 @@ class LobbyList(msgspec.Struct):
     quick: list[QuickPool]
 
 
-QUICK = [QuickPool(game, options, clock, clock.label()) for game, options, clock in S.QUICK]
+def routes(lobby: Callable[[], Lobby], pools: str) -> list[Route]:
+    quick = [
+        QuickPool(g, options, clock, clock.label()) for g, options, clock in S.quick_pools(pools)
+    ]
 
-
-def routes(lobby: Callable[[], Lobby]) -> list[Route]:
     async def listing(request: Request) -> Response:
         try:
             recs = [S.decode_rec(raw) for raw in await lobby().store.open_seeks()]
         except RedisError as exc:
             health.STORE.failed(exc)
             return problem(503, "store-down", "The store does not answer; try again shortly.")
-        body = LobbyList(seeks=[S.view(r) for r in recs], quick=QUICK)
+        body = LobbyList(seeks=[S.view(r) for r in recs], quick=quick)
         return Response(msgspec.json.encode(body), media_type="application/json")
 
     return [Route("/api/lobby", listing)]
