@@ -269,3 +269,33 @@ def test_two_players_on_two_workers_of_one_server_pair_and_finish_a_game(tmp_pat
         assert final["outcome"] is not None and final["clock"]["running"] is None
     finally:
         server.stop(kill=True)
+
+
+def test_two_example_lobby_bots_find_each_other_and_play_a_game_out(nodes) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    a, b = nodes(2)
+    bot = Path(__file__).resolve().parents[3] / "examples" / "lobby_bot.py"
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(bot),
+                server.url,
+                "--game",
+                "kalah",
+                "--clock",
+                "2+1",
+                "--name",
+                f"Bot{i}",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i, server in enumerate((a, b))
+    ]
+    outs = [run.communicate(timeout=120)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outs
+    assert all("paired" in out and "over:" in out for out in outs)
