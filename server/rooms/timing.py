@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 import engine
+from engine.ai import BUDGETS, LEVELS, family
 from server.rooms import clock as C
 from server.rooms import protocol as P
 from server.rooms.room import Change, Context, Position, Refused, Room, changed
@@ -127,6 +128,22 @@ def _after(before: Room, change: Change, intent: Any, ctx: Context) -> Change:
         return change
     change.room = after
     return change
+
+
+def within_clock(room: Room, side: int, level: str) -> str:
+    """The level the computer plays ``side`` at on a running clock: the one asked for if its
+    wall-clock cap fits in a tenth of the side's time left, else the strongest weaker level
+    that does (the weakest at worst: a fraction of a second). So the computer's own seats and
+    a seat handed to it think within their clock."""
+    rec = room.clock
+    if rec is None or rec.running != side or level not in LEVELS:
+        return level
+    budgets = BUDGETS[family(Position(room).game)]
+    allowed = rec.remaining[side] / 10
+    for candidate in reversed(LEVELS[: LEVELS.index(level) + 1]):
+        if budgets[candidate].seconds * 1000 <= allowed:
+            return candidate
+    return LEVELS[0]
 
 
 Command = Callable[[Room, Position, Any, Context], Change]

@@ -103,3 +103,16 @@ def test_a_rematch_keeps_the_control_and_starts_afresh() -> None:
 def test_a_room_without_a_clock_shows_none() -> None:
     room, _, _ = R.create("r2", "kalah", {}, "local", "south", "beginner", 1000)
     assert V.state_message(room, {}, 1000, 1000).clock is None and deadline(room) is None
+
+
+def test_the_computer_thinks_within_its_clock() -> None:
+    from server.rooms.timing import within_clock
+
+    room = _move(_move(_local(initial=60_000), 2000).room, 3000).room  # South's clock runs
+    assert within_clock(room, 0, "expert") == "advanced"  # a 10 s cap is over a tenth of 60 s
+    assert within_clock(room, 0, "intermediate") == "intermediate"
+    assert within_clock(room, 1, "expert") == "expert"  # North's clock does not run
+    short = _move(_move(_local(initial=3000), 2000).room, 3000).room
+    assert within_clock(short, 0, "advanced") == "beginner"
+    untimed, _, _ = R.create("r3", "oware", {}, "local", "south", "beginner", 1000)
+    assert within_clock(untimed, 0, "expert") == "expert"
