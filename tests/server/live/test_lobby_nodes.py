@@ -299,3 +299,54 @@ def test_two_example_lobby_bots_find_each_other_and_play_a_game_out(nodes) -> No
     outs = [run.communicate(timeout=120)[0] for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outs
     assert all("paired" in out and "over:" in out for out in outs)
+
+
+def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_the_lobby(nodes):
+    from archivekit import Player, wait_archived
+
+    (node,) = nodes(1)
+    asha, juma = Player(node.url, "Asha"), Player(node.url, "Juma")
+    anon = Client(node.ws_url)
+    anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True)
+    assert anon.expect("error")["code"] == "bad-message"  # only an identified player's
+    first, second = (
+        Client(node.ws_url, headers=asha.cookie),
+        Client(node.ws_url, headers=juma.cookie),
+    )
+    seek(first, rated=True, side="south", clock={"initial_ms": 60000, "increment_ms": 0})
+    second.send(
+        t="seek",
+        game="kalah",
+        options={"seeds": 4},
+        rated=True,
+        clock={"initial_ms": 60000, "increment_ms": 0},
+    )
+    p2, p1 = second.expect("paired"), first.expect("paired")
+    assert p1["rated"] and p2["rated"]
+    south = Client(node.ws_url, p1["room"], p1["token"], headers=asha.cookie)
+    south.join()
+    assert (
+        south.state["seats"][0]["player"] == asha.id
+        and south.state["seats"][1]["player"] == juma.id
+    )
+    south.move("a")
+    south.wait_state(lambda s: s["plies"] == 1)
+    south.send(t="resign", room=p1["room"], id="r1")
+    over = south.wait_state(lambda s: s["outcome"] is not None)
+    wait_archived(node.url, over["archive"])
+    deadline = time.monotonic() + 20
+    while True:  # the ratings are written with the game
+        again = Client(node.ws_url, headers=juma.cookie)
+        seek(again, rated=True)
+        watcher = Client(node.ws_url)
+        watcher.send(t="lobby")
+        listed = watcher.expect("lobby")["seeks"]
+        if listed and listed[0]["rating"] is not None:
+            break
+        assert time.monotonic() < deadline, listed
+        again.close()
+        watcher.close()
+        time.sleep(0.3)
+    assert (
+        listed[0]["player"] == juma.id and listed[0]["rating"] > 1500 and listed[0]["provisional"]
+    )
