@@ -76,7 +76,9 @@ async function submit(event) {
   settings.setName($("#name").value);
   const [initial, increment] = $("#clock").value.split("+").map(Number);
   const clock = $("#clock").value && (mode === "friend" || mode === "lobby") ? { initial_ms: initial, increment_ms: increment } : undefined;
-  if (mode === "lobby") return seek({ game: game.name, options, clock: clock ?? null, side: request.side });
+  const rated = $("#rated").checked;
+  if (mode === "lobby") return seek({ game: game.name, options, clock: clock ?? null, side: request.side, rated });
+  if (mode === "friend" && rated) request.rated = true;
   if (clock) request.clock = clock;
   const go = $("#go");
   go.disabled = true;

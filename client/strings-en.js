@@ -119,6 +119,7 @@ export const EN = {
   "lobby.empty": "Nobody is waiting right now: press a button above and the next player is yours.",
   "lobby.noClock": "No clock",
   "lobby.anonymous": "A player",
+  "lobby.ratedAsk": "Rated: the result changes both players' ratings",
   "lobby.rated": "rated",
   "lobby.yours": "Your seek",
   "lobby.play": "Play",

@@ -119,6 +119,7 @@ export const JA = {
   "lobby.empty": "今は誰も待っていません。上のボタンを押せば、次に来た人と対局できます。",
   "lobby.noClock": "持ち時間なし",
   "lobby.anonymous": "プレイヤー",
+  "lobby.ratedAsk": "レーティング対象：結果が双方のレーティングに反映されます",
   "lobby.rated": "レーティング対象",
   "lobby.yours": "あなたの募集",
   "lobby.play": "対局する",

@@ -61,15 +61,16 @@ class Mine:
 def room_of(pairing: S.Pairing, abort_ms: int) -> R.Room:
     """The room a pairing makes: the same from the same pairing, on any node."""
     south, north = pairing.seeks
+    spec = south if south.game else north  # an ``accept`` names no game: the listed seek's
     room, _, _ = R.create(
-        pairing.room, south.game, south.options, "friend", "south", "intermediate",
-        pairing.at_ms, clock=south.clock, abort_ms=abort_ms,
+        pairing.room, spec.game, spec.options, "friend", "south", "intermediate",
+        pairing.at_ms, clock=spec.clock, abort_ms=abort_ms,
     )  # fmt: skip
     seats = [
         R.SeatRec("person", rec.token_hash, None, pairing.at_ms, rec.name, rec.player)
         for rec in pairing.seeks
     ]
-    rated = south.rated and north.rated and south.player is not None and north.player is not None
+    rated = spec.rated and south.player is not None and north.player is not None
     return msgspec.structs.replace(room, seats=seats, rated=rated, started_ms=pairing.at_ms)
 
 

@@ -105,6 +105,21 @@ def test_two_players_on_two_nodes_pair_through_the_lobby_and_finish_a_game(nodes
     assert final["adjudication"] is None and final["plies"] > 0
 
 
+def test_accepting_a_seek_that_wants_north_seats_the_taker_south(nodes) -> None:
+    a, b = nodes(2)
+    lister = Client(a.ws_url)
+    listed = seek(lister, side="north", clock=CLOCK, game="oware", options={})["seek"]
+    taker = Client(b.ws_url)
+    taker.send(t="accept", seek=listed)
+    theirs, ours = taker.expect("paired"), lister.expect("paired")
+    assert (theirs["side"], ours["side"]) == (0, 1) and theirs["game"] == "oware"
+    assert theirs["clock"] == CLOCK
+    south = join_paired(b.ws_url, theirs)
+    assert south.state["game"] == "oware" and south.state["clock"]["initial_ms"] == 2000
+    taker.send(t="accept", seek=listed, id="again")  # paired already: gone from the lobby
+    assert taker.expect("error")["code"] == "no-seek"
+
+
 def test_quick_pairing_pairs_the_first_compatible_seek_and_skips_a_stale_one(nodes) -> None:
     a, b = nodes(2)
     early = Client(a.ws_url)
