@@ -203,6 +203,10 @@ def test_a_reconnect_mid_game_shows_the_clocks_as_they_run(nodes) -> None:
         shown["running"] == 0 and shown["remaining"][1] == 60000
     )  # no increment before clocks run
     assert 57500 <= shown["remaining"][0] <= 58700
+    spectator = Client(a.ws_url, room)  # a spectator sees the same clocks
+    spectator.join()
+    assert spectator.sides == [] and spectator.state["clock"]["running"] == 0
+    assert abs(spectator.state["clock"]["remaining"][0] - shown["remaining"][0]) < 1000
 
 
 def test_a_game_whose_first_move_does_not_come_is_aborted(nodes) -> None:
