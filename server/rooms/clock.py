@@ -52,12 +52,12 @@ class Control(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return f"{self.initial_ms / 60000:g}+{self.increment_ms / 1000:g}"
 
 
-class Clock(msgspec.Struct, frozen=True, gc=False):
+class Clock(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """The clock in a ``state``: each side's ``remaining`` ms as of the moment the state was
     made (index = side), the side whose clock ``running`` (null: none runs — before both
     sides' first moves, and once the game is over), the control, and ``abort_ms``: how long
-    the side to move still has to make its first move before the game is aborted (null once
-    both sides have moved). A page counts the running side down locally and takes every new
+    the side to move still has to make its first move before the game is aborted (left out
+    once both sides have moved). A page counts the running side down locally and takes every new
     state's figures as they are."""
 
     initial_ms: int
