@@ -46,6 +46,7 @@ log = logging.getLogger("nyumba.lobby")
 REFRESH_S = 1.0
 LEASE_MS = 3000  # a seek whose node stops refreshing is gone this long after (and a sweep)
 SCAN = 64  # stale or incompatible seeks a pairing looks past in its pool, at most
+KEPT = 16  # answers kept per socket for resent lobby intents
 
 
 @dataclass(slots=True)
@@ -129,7 +130,7 @@ class Lobby:
             answer = await self._seek(conn, msg)
         if answer is not None:
             if intent_id:
-                self.answered.setdefault(conn, {})[intent_id] = answer
+                self._keep(conn, intent_id, answer)
             conn.send_msg(answer)
 
     async def _watch(self, conn: Conn, on: bool) -> None:
@@ -211,6 +212,13 @@ class Lobby:
             with contextlib.suppress(RedisError):  # else its lease runs out (LEASE_MS)
                 await self.store.cancel(seek_id)
 
+    def _keep(self, conn: Conn, intent_id: str, answer: msgspec.Struct) -> None:
+        """Keep the answer to a socket's intent id for its resends (its latest ``KEPT``)."""
+        kept = self.answered.setdefault(conn, {})
+        kept[intent_id] = answer
+        if len(kept) > KEPT:
+            del kept[next(iter(kept))]
+
     def _forget(self, seek_id: str) -> None:
         mine = self.mine.pop(seek_id, None)
         if mine is not None and self.of_conn.get(mine.conn) == seek_id:
@@ -248,7 +256,7 @@ class Lobby:
                 opponent=other.name, id=m.intent_id,
             )  # fmt: skip
             if m.intent_id:
-                self.answered.setdefault(m.conn, {})[m.intent_id] = paired
+                self._keep(m.conn, m.intent_id, paired)
             m.conn.send_msg(paired)
 
     def on_message(self, channel: bytes, data: bytes) -> None:
