@@ -120,7 +120,7 @@ def test_accepting_a_seek_that_wants_north_seats_the_taker_south(nodes) -> None:
     assert taker.expect("error")["code"] == "no-seek"
 
 
-def test_quick_pairing_pairs_the_first_compatible_seek_and_skips_a_stale_one(nodes) -> None:
+def test_quick_pairing_pairs_the_first_compatible_seek(nodes) -> None:
     a, b = nodes(2)
     early = Client(a.ws_url)
     seek(early, side="north")
