@@ -23,6 +23,17 @@ from server.rooms import seeks as S
 from server.rooms.clock import Control
 from server.web.httpguard import problem
 
+# What the WebSocket's description in the OpenAPI document says of the lobby and clocks.
+WS_NOTE = (
+    " The same socket carries the lobby, no room needed (server/PROTOCOL.md, 'The lobby'): "
+    "`lobby` to watch the open seeks (answered `lobby`, then one `lobby` per change), `seek` "
+    "(paired at once with the oldest compatible seek of its pool, else listed: `seeking`), "
+    "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
+    "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
+    "which runs); a game ends on time (`adjudication` `timeout`) or without a result before "
+    "both first moves (`aborted`, or the `abort` intent) ('Clocks')."
+)
+
 
 class QuickPool(msgspec.Struct):
     """A quick-pairing pool: seek ``{game, options, clock}`` to join it; ``label`` as players

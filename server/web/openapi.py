@@ -20,7 +20,7 @@ from engine import records
 from server.rooms import protocol as P
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archive import openapi_paths
-from server.web.lobby import with_lobby
+from server.web.lobby import WS_NOTE, with_lobby
 
 JSON = "application/json"
 
@@ -355,7 +355,7 @@ def document(version: str = "1") -> dict[str, Any]:
                     "upgrade websockets refuses: no Sec-WebSocket-Key, a version other than "
                     "13), 403 cross-site (an Origin not allowed) or too-many-sockets (the "
                     "address's cap), 429 rate-limited (the address's opens a minute, with "
-                    "Retry-After), 426 upgrade-required (no upgrade at all)."
+                    "Retry-After), 426 upgrade-required (no upgrade at all)." + WS_NOTE
                 ),
                 "responses": {
                     "101": {"description": "Switching protocols: the WebSocket is open"},
