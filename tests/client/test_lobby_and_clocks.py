@@ -83,3 +83,27 @@ def test_two_profiles_pair_by_quick_pairing_see_the_clocks_tick_and_one_flags(
         assert _clock_ms(page, running) == 0
     results = {first.inner_text("#result"), second.inner_text("#result")}
     assert any("You win!" in r for r in results) and any("You lose." in r for r in results)
+
+
+def test_a_player_aborts_before_the_first_moves_and_both_are_offered_the_lobby(open_page):
+    first = open_page(lang="ja")
+    first.wait_for_selector("#quick .quick-pool[data-game='oware']")
+    assert first.inner_text("#lobby-heading") == "今すぐ誰かと対局"
+    first.click("#quick .quick-pool[data-game='oware']")
+    first.wait_for_selector("#seeking:not([hidden])")
+    second = open_page(viewport=PHONE)
+    row = second.locator("#seeks .seek[data-mine='0']").first
+    row.wait_for()
+    assert "Oware" in row.inner_text() and "5+3" in row.inner_text()
+    second.click("#seeks .seek[data-mine='0'] .seek-play")  # take the listed seek
+    for page in (first, second):
+        page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        wait_open(page)
+        page.wait_for_selector("#abort:not([hidden])")
+        assert "5:00" in page.inner_text("#clocks")
+    second.click("#abort")
+    for page in (first, second):
+        page.wait_for_selector("#app[data-over='1']")
+        page.wait_for_selector("#lobby-link:not([hidden])")
+        assert not page.is_visible("#abort")
+    assert "aborted" in second.inner_text("#result") and "中止" in first.inner_text("#result")
