@@ -75,6 +75,9 @@ def test_two_profiles_pair_by_quick_pairing_see_the_clocks_tick_and_one_flags(
     assert all(b - a >= 700 for b, a in zip(before, after))  # both pages see it tick
     assert not first.is_visible("#abort")
 
+    # Low time: the running clock is marked (a class and a ⚠; the sound too, on its own page).
+    mover = next(p for p in (first, second) if attr(p, "sides") == str(running))
+    mover.wait_for_selector(f"#clocks .clock.low[data-side='{running}']", timeout=10_000)
     # Nobody moves: the running side's flag falls, and both pages say the game ended on time.
     for page in (first, second):
         page.wait_for_selector("#app[data-over='1']", timeout=15_000)
