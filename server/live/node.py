@@ -202,8 +202,11 @@ class Node:
                         current.stamp,
                     )
                 )
-            if new.clock is not None:  # its deadline indexed before it is stored (flags.py)
-                await self.flags.index(current, new)
+            indexing = None  # a clocked room's deadline is indexed before it is stored (flags.py):
+            if new.clock is not None:  # its command written ahead of the compare-and-set's
+                indexing = asyncio.ensure_future(self.flags.index(current, new))
+                indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
+                await asyncio.sleep(0)
             result = await self.store.cas(
                 room_id,
                 current.rev,
@@ -214,6 +217,8 @@ class Node:
                 stamp=new.stamp,
                 expected_stamp=current.stamp,
             )
+            if indexing is not None:
+                await indexing
             if result == 0:
                 self.keep(new, members)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
