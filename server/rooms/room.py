@@ -23,6 +23,7 @@ import msgspec
 import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
+from server.rooms.clock import ClockRec, Control, fresh
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -119,6 +120,7 @@ class Room(msgspec.Struct, gc=False):
     rated: bool = False  # the game changes its players' ratings (lobby games may be)
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
+    clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
@@ -269,6 +271,8 @@ def create(
     now_ms: int,
     player: str | None = None,
     rated: bool = False,
+    clock: Control | None = None,
+    abort_ms: int = 30_000,
 ) -> tuple[Room, str, list[int]]:
     """A new room and the creator's token and sides (linked to ``player``, the creator's
     identity, if known); ``rated``: a friend game that moves ratings. engine.BadOptions for a
@@ -304,6 +308,7 @@ def create(
         stamp=new_stamp(),
         started_ms=0 if mode == "friend" else now_ms,  # a friend room starts when joined
         rated=rated,
+        clock=None if clock is None else fresh(clock, now_ms, abort_ms),
     )
     return room, token, sides
 
