@@ -41,11 +41,11 @@ from server.live.presence import Presence
 from server.live.seats import ComputerSeats
 from server.ops import collector, health, metrics
 from server.ops.config import Settings
-from server.rooms import delta, tally
+from server.rooms import delta, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
-from server.rooms.room import Position, Refused, Room, decode_room, encode_room
+from server.rooms.room import Position, Refused, Room, decode_room
 from server.rooms.view import state_message
 from server.store.store import Store, presence_by_side, watchers
 
@@ -188,17 +188,25 @@ class Node:
                         new, presence, now, self.settings.absent_ms, watching, pos
                     ),
                 )
-            result = await self.store.cas(
-                room_id,
-                current.rev,
-                new.rev,
-                encode_room(new),
-                self.expire_at(new.created_ms, now, bool(new.waiting)),
-                notice,
-                stamp=new.stamp,
-                expected_stamp=current.stamp,
-            )
+            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
+            ply = stored.appended(current, new)  # a move: appended, not the room rewritten
+            for whole in (not ply, True):  # 3: stored whole by an earlier version: write it whole
+                result = await self.store.cas(
+                    room_id,
+                    current.rev,
+                    new.rev,
+                    stored.whole(new) if whole else b"",
+                    expire,
+                    notice,
+                    stamp=new.stamp,
+                    expected_stamp=current.stamp,
+                    append=b"" if whole else ply or b"",
+                )
+                if result != 3:
+                    break
+                ply = None
             if result == 0:
+                new.tail = current.tail + 1 if ply else 0
                 self.keep(new, members)
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)
@@ -281,7 +289,7 @@ class Node:
         made = await self.store.create(
             room.id,
             room.rev,
-            encode_room(room),
+            stored.whole(room),
             self.expire_at(room.created_ms, room.created_ms),
             room.stamp,
         )

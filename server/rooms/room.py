@@ -23,6 +23,7 @@ import msgspec
 import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
+from server.rooms.moved import expand_step
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -119,11 +120,72 @@ class Room(msgspec.Struct, gc=False):
     rated: bool = False  # the game changes its players' ratings (lobby games may be)
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
+    # Moves read after the stored room's base (server/rooms/stored.py): when it reaches
+    # ``stored.TAIL`` the next change writes the whole room again. Not part of the game.
+    tail: int = 0
+
+
+class Ply(msgspec.Struct, array_like=True, gc=False):
+    """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
+    engine state after it, the move, the side and the intent id, its steps (compact, as in
+    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added."""
+
+    stamp: str
+    state: bytes
+    move: str
+    side: int
+    id: str | None
+    steps: list[list[Any]]
+    cut: int
+    kept: bytes
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
 encode_room = msgspec.msgpack.Encoder().encode
-decode_room = msgspec.msgpack.Decoder(Room).decode
+_decode_room = msgspec.msgpack.Decoder(Room).decode
+_decode_ply = msgspec.msgpack.Decoder(Ply).decode
+# A stored room that is a base and moves after it starts with this byte, which msgpack never
+# uses; a room written whole by earlier versions is a plain msgpack map (read, then rewritten).
+LOG = b"\xc1"
+
+
+def decode_room(data: bytes) -> Room:
+    """A room as stored: a plain record, or a base record and the moves appended after it."""
+    if data[:1] != LOG:
+        return _decode_room(data)
+    end = 5 + int.from_bytes(data[1:5], "big")
+    room = _decode_room(data[5:end])
+    plies = []
+    while end < len(data):
+        size = int.from_bytes(data[end : end + 2], "big")
+        plies.append(_decode_ply(data[end + 2 : end + 2 + size]))
+        end += 2 + size
+    if plies:
+        room = played(room, *plies)
+    room.tail = len(plies)
+    return room
+
+
+def played(room: Room, *plies: Ply) -> Room:
+    """``room`` after the appended moves ``plies`` (none of which ended the game)."""
+    history, kept, last = list(room.history), room.kept, room.last
+    for ply in plies:
+        history.append(Played(ply.move, ply.side, ply.id))
+        steps = [expand_step(s) for s in ply.steps]
+        last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
+        kept = kept[ply.cut :] + ply.kept
+    return msgspec.structs.replace(
+        room,
+        rev=room.rev + len(plies),
+        stamp=plies[-1].stamp,
+        version=room.version + len(plies),
+        state=plies[-1].state,
+        history=history,
+        outcome=None,
+        last=last,
+        offer=None,
+        kept=kept,
+    )
 
 
 def new_stamp() -> str:

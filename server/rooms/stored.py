@@ -1,0 +1,70 @@
+"""How a room is written to the store: whole, or as one move appended.
+
+A room's ``data`` in the store (``server/store/store.py``) is a base — the whole ``Room``,
+msgpack — followed by the moves made since, each a small ``Ply`` (the stamp, the engine
+state after it, the move, its steps, the kept answer): a move's compare-and-set sends that
+record, about 100 bytes for Kalah, and the store appends it, where it used to send the
+whole room (kilobytes, growing with the game). Every other change — and every
+``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
+is ``room.decode_room``: the base, then the moves applied (no engine: each carries its state).
+
+    LOG | base length (4 bytes) | base | (length (2 bytes) | Ply)*
+
+A room stored whole by an earlier version is a plain msgpack ``Room``; it is read as it is,
+and its next change writes it whole in this layout (the store refuses an append to it).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from server.rooms.answers import WIDTH
+from server.rooms.moved import compact_step
+from server.rooms.room import LOG, Ply, Room, encode_room, played
+
+TAIL = 32  # moves appended after a base before the room is written whole again
+
+_encode_ply = msgspec.msgpack.Encoder().encode
+
+
+def whole(room: Room) -> bytes:
+    """The room as a base with no moves after it."""
+    base = encode_room(room)
+    return LOG + len(base).to_bytes(4, "big") + base
+
+
+def appended(before: Room, after: Room) -> bytes | None:
+    """The record to append when ``after`` is ``before`` with one move played and nothing
+    else changed (checked: the record read back must give ``after`` exactly); None when the
+    room must be written whole."""
+    last = after.last
+    if (
+        last is None
+        or after.outcome is not None
+        or before.tail >= TAIL - 1
+        or len(after.history) != len(before.history) + 1
+    ):
+        return None
+    if after.kept == before.kept:
+        cut, kept = 0, b""
+    else:
+        kept = after.kept[-WIDTH:]
+        cut = len(before.kept) + WIDTH - len(after.kept)
+        if cut < 0:
+            return None
+    ply = Ply(
+        after.stamp,
+        after.state,
+        last.move,
+        last.side,
+        last.id,
+        [compact_step(s) for s in last.steps],
+        cut,
+        kept,
+    )
+    if played(before, ply) != after:
+        return None
+    data = _encode_ply(ply)
+    if len(data) > 0xFFFF:
+        return None
+    return len(data).to_bytes(2, "big") + data
