@@ -9,8 +9,6 @@ import json
 import pytest
 from clientkit import counts, play_out, start_game, wait_open, wait_settled
 
-pytestmark = pytest.mark.timeout(240)
-
 
 def frames(page) -> list[dict]:
     """Every message the page's WebSocket receives, from now on."""
