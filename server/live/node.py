@@ -177,9 +177,10 @@ class Node:
                 return done
             notice = b""  # only an answer was kept: nobody else needs to hear
             board: dict[str, Any] | None = None
+            append = False  # a move whose notice the store appends to the room, not rewritten
             if done.seen:
                 pos = done.position or Position(new)
-                notice, board = delta.notice(
+                notice, board, append = delta.notice(
                     current,
                     new,
                     pos,
@@ -187,10 +188,10 @@ class Node:
                     lambda: state_message(
                         new, presence, now, self.settings.absent_ms, watching, pos
                     ),
+                    stored.appended(current, new),
                 )
             expire = self.expire_at(new.created_ms, now, bool(new.waiting))
-            ply = stored.appended(current, new)  # a move: appended, not the room rewritten
-            for whole in (not ply, True):  # 3: stored whole by an earlier version: write it whole
+            for whole in (not append, True):  # 3: stored whole by an earlier version: whole
                 result = await self.store.cas(
                     room_id,
                     current.rev,
@@ -200,13 +201,13 @@ class Node:
                     notice,
                     stamp=new.stamp,
                     expected_stamp=current.stamp,
-                    append=b"" if whole else ply or b"",
+                    append=b"" if whole else stored.record(notice),
                 )
                 if result != 3:
                     break
-                ply = None
+                append = False
             if result == 0:
-                new.tail = current.tail + 1 if ply else 0
+                new.tail = current.tail + 1 if append else 0
                 self.keep(new, members)
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)

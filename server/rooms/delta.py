@@ -19,7 +19,6 @@ from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
 from server.rooms.room import Position, Room, computer_to_move
 
-_moved_dec = msgspec.json.Decoder(M.Moved)
 _state_dec = msgspec.json.Decoder(P.State)
 
 
@@ -70,42 +69,52 @@ def notice(
     pos: Position,
     board_before: Callable[[], dict[str, Any]],
     state: Callable[[], P.State],
-) -> tuple[bytes, dict[str, Any]]:
-    """The encoded notice of a stored change and the new board: a move's ``moved``
-    (``board_before``: the board it was played on), any other change's whole ``state``."""
+    kept: tuple[int, bytes] | None = None,
+) -> tuple[bytes, dict[str, Any], bool]:
+    """The encoded notice of a stored change, the new board, and whether the notice is also
+    the record the store appends to the room: a move's ``moved`` (``board_before``: the board
+    it was played on; ``kept``: the kept answers' change when the store may append the move,
+    ``stored.appended``), any other change's whole ``state``."""
     lean = moved(after, pos, board_before()) if is_move(before, after) else None
     if lean is not None:
         message, board = lean
         ply = after.history[-1]
-        return encode_notice(
-            Notice(
-                after.rev,
-                NoticeKind.STATE,
-                computer=computer_to_move(after, pos),
-                stamp=after.stamp,
-                base=before.stamp,
-                moved=P.encode(message),
-                side=ply.side,
-                id=ply.id,
-                position=pos.game.describe(pos.state),
-            )
-        ), board
-    whole = state()
-    return encode_notice(
-        Notice(
-            after.rev,
-            NoticeKind.STATE,
-            P.encode(whole),
-            [s.token_hash for s in after.seats],
-            computer_to_move(after, pos),
-            after.stamp,
-            before.stamp,
+        cut, added = kept or (0, b"")
+        return (
+            encode_notice(
+                Notice(
+                    after.rev,
+                    NoticeKind.STATE,
+                    computer=computer_to_move(after, pos),
+                    stamp=after.stamp,
+                    base=before.stamp,
+                    moved=P.encode(message),
+                    side=ply.side,
+                    id=ply.id,
+                    position=pos.game.describe(pos.state),
+                    state=after.state if kept else b"",
+                    cut=cut,
+                    kept=added,
+                )
+            ),
+            board,
+            kept is not None,
         )
-    ), whole.board
+    whole = state()
+    notice = Notice(
+        after.rev,
+        NoticeKind.STATE,
+        P.encode(whole),
+        [s.token_hash for s in after.seats],
+        computer_to_move(after, pos),
+        after.stamp,
+        before.stamp,
+    )
+    return encode_notice(notice), whole.board, False
 
 
 def decode(data: bytes) -> M.Moved:
-    return _moved_dec.decode(data)
+    return M.decode_moved(data)
 
 
 def decode_state(data: bytes) -> P.State:

@@ -52,6 +52,9 @@ class Moved(msgspec.Struct, frozen=True, tag_field="t", tag="moved", omit_defaul
     clock: Any = None  # the new state's clock, once rooms have clocks
 
 
+decode_moved = msgspec.json.Decoder(Moved).decode
+
+
 def compact_step(step: Step) -> CompactStep:
     out: CompactStep = [step.kind, step.pit, step.seeds, step.to, step.player, step.note]
     while out[-1] is None or out[-1] == 0 and len(out) == 3:

@@ -29,7 +29,8 @@ class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False, omit_defaul
     ``moved``, the encoded ``moved`` message without its ``id`` (``server/rooms/moved.py``),
     with ``side`` (who moved), ``id`` (the intent's, for the mover's connections) and
     ``position`` (the new position's text): a node draws the full ``state`` for its
-    connections that want one from the one it forwarded before (``server/rooms/delta.py``)."""
+    connections that want one from the one it forwarded before (``server/rooms/delta.py``).
+    The same bytes are what the store appends to the room (``state``, ``cut``, ``kept``)."""
 
     rev: int
     kind: NoticeKind
@@ -42,6 +43,12 @@ class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False, omit_defaul
     side: int = 0
     id: str | None = None
     position: str = ""
+    # What the stored room needs besides (the notice of a move is also the record the store
+    # appends to the room, server/rooms/stored.py): the engine state after the move, and the
+    # kept answers (``cut`` bytes dropped from the front, ``kept`` added).
+    state: bytes = b""
+    cut: int = 0
+    kept: bytes = b""
 
 
 _notice_enc = msgspec.msgpack.Encoder()

@@ -23,7 +23,8 @@ import msgspec
 import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
-from server.rooms.moved import expand_step
+from server.rooms.moved import decode_moved, expand_step
+from server.rooms.notice import Notice, decode_notice
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -125,10 +126,11 @@ class Room(msgspec.Struct, gc=False):
     tail: int = 0
 
 
-class Ply(msgspec.Struct, array_like=True, gc=False):
+class Ply(msgspec.Struct, gc=False):
     """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
     engine state after it, the move, the side and the intent id, its steps (compact, as in
-    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added."""
+    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
+    Stored as the move's notice (``notice.Notice``), which carries all of it."""
 
     stamp: str
     state: bytes
@@ -140,10 +142,14 @@ class Ply(msgspec.Struct, array_like=True, gc=False):
     kept: bytes
 
 
+def ply_of(n: Notice) -> Ply:
+    m = decode_moved(n.moved)
+    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
+
+
 # A room in the store: msgpack, one encoder and one decoder built once.
 encode_room = msgspec.msgpack.Encoder().encode
 _decode_room = msgspec.msgpack.Decoder(Room).decode
-_decode_ply = msgspec.msgpack.Decoder(Ply).decode
 # A stored room that is a base and moves after it starts with this byte, which msgpack never
 # uses; a room written whole by earlier versions is a plain msgpack map (read, then rewritten).
 LOG = b"\xc1"
@@ -158,7 +164,7 @@ def decode_room(data: bytes) -> Room:
     plies = []
     while end < len(data):
         size = int.from_bytes(data[end : end + 2], "big")
-        plies.append(_decode_ply(data[end + 2 : end + 2 + size]))
+        plies.append(ply_of(decode_notice(data[end + 2 : end + 2 + size])))
         end += 2 + size
     if plies:
         room = played(room, *plies)

@@ -1,14 +1,15 @@
 """How a room is written to the store: whole, or as one move appended.
 
 A room's ``data`` in the store (``server/store/store.py``) is a base — the whole ``Room``,
-msgpack — followed by the moves made since, each a small ``Ply`` (the stamp, the engine
-state after it, the move, its steps, the kept answer): a move's compare-and-set sends that
-record, about 100 bytes for Kalah, and the store appends it, where it used to send the
-whole room (kilobytes, growing with the game). Every other change — and every
+msgpack — followed by the moves made since, each the move's notice (``notice.Notice``: its
+``moved`` message, the stamp, the engine state after it, the kept answer; ``room.Ply`` is
+what is read from it): a move's compare-and-set sends that notice once, and the store both
+appends it and publishes it, where it used to send the whole room and a whole state
+(kilobytes, growing with the game). Every other change — and every
 ``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
 is ``room.decode_room``: the base, then the moves applied (no engine: each carries its state).
 
-    LOG | base length (4 bytes) | base | (length (2 bytes) | Ply)*
+    LOG | base length (4 bytes) | base | (length (2 bytes) | Notice)*
 
 A room stored whole by an earlier version is a plain msgpack ``Room``; it is read as it is,
 and its next change writes it whole in this layout (the store refuses an append to it).
@@ -16,15 +17,11 @@ and its next change writes it whole in this layout (the store refuses an append 
 
 from __future__ import annotations
 
-import msgspec
-
 from server.rooms.answers import WIDTH
 from server.rooms.moved import compact_step
 from server.rooms.room import LOG, Ply, Room, encode_room, played
 
 TAIL = 32  # moves appended after a base before the room is written whole again
-
-_encode_ply = msgspec.msgpack.Encoder().encode
 
 
 def whole(room: Room) -> bytes:
@@ -33,10 +30,11 @@ def whole(room: Room) -> bytes:
     return LOG + len(base).to_bytes(4, "big") + base
 
 
-def appended(before: Room, after: Room) -> bytes | None:
-    """The record to append when ``after`` is ``before`` with one move played and nothing
-    else changed (checked: the record read back must give ``after`` exactly); None when the
-    room must be written whole."""
+def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
+    """Whether the store may append the move that made ``after`` from ``before``: it did and
+    nothing else changed (checked: the record read back must give ``after`` exactly). Then
+    the kept answers' change, ``(cut, kept)``, for the move's notice, which is the record;
+    None when the room must be written whole."""
     last = after.last
     if (
         last is None
@@ -52,19 +50,15 @@ def appended(before: Room, after: Room) -> bytes | None:
         cut = len(before.kept) + WIDTH - len(after.kept)
         if cut < 0:
             return None
-    ply = Ply(
-        after.stamp,
-        after.state,
-        last.move,
-        last.side,
-        last.id,
-        [compact_step(s) for s in last.steps],
-        cut,
-        kept,
-    )
+    steps = [compact_step(s) for s in last.steps]
+    ply = Ply(after.stamp, after.state, last.move, last.side, last.id, steps, cut, kept)
     if played(before, ply) != after:
         return None
-    data = _encode_ply(ply)
-    if len(data) > 0xFFFF:
-        return None
-    return len(data).to_bytes(2, "big") + data
+    return cut, kept
+
+
+def record(notice: bytes) -> bytes:
+    """What the store appends before a move's notice: its length (the notice follows)."""
+    if len(notice) > 0xFFFF:
+        raise ValueError("a move's notice over 64 KiB")
+    return len(notice).to_bytes(2, "big")

@@ -9,9 +9,9 @@
 # received every write, a restore from an older snapshot): the node resynchronises the room.
 # An empty expected stamp (a room written by a version that kept none) is not compared.
 # An empty notice publishes nothing (a change only the sender hears of: a kept answer).
-# ARGV[9], when not empty, is a move to append to the stored room instead of ``data``
-# (server/rooms/stored.py); 3 when the room is not stored as a log (an earlier version's
-# whole record): the node writes it whole.
+# ARGV[9], when not empty, says the notice is a move to append to the stored room instead of
+# writing ``data`` (it is the notice's length: server/rooms/stored.py); 3 when the room is not
+# stored as a log (an earlier version's whole record): the node writes it whole.
 _CAS = """
 local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
 if not cur[1] then return -1 end
@@ -24,7 +24,7 @@ local data = ARGV[3]
 if ARGV[9] ~= '' then
   local log = redis.call('HGET', KEYS[1], 'data')
   if not log or string.byte(log, 1) ~= 193 then return 3 end
-  data = log .. ARGV[9]
+  data = log .. ARGV[9] .. ARGV[6]
 end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', data)
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])

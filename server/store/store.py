@@ -140,7 +140,8 @@ class Store:
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
         see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not a log:
-        write ``data`` whole). ``append``: a move to add to the stored room instead."""
+        write ``data`` whole). ``append``: the notice is a move to add to the stored room
+        instead, after these bytes (``server/rooms/stored.py``)."""
         channel = self.channel(room_id)
         result = int(
             await self._cas(

@@ -9,9 +9,10 @@ import random
 import msgspec
 import pytest
 
-from server.rooms import judge, stored
+from server.rooms import delta, judge, stored
 from server.rooms import protocol as P
 from server.rooms.room import Context, Position, create, decode_room, encode_room
+from server.rooms.view import state_message
 
 
 def _play(game: str, seed: int):
@@ -37,14 +38,20 @@ def test_moves_are_appended_and_read_back_as_the_judged_room(game):
     for before, after in _play(game, 3):
         if not data:
             data = stored.whole(before)
-        ply = stored.appended(before, after)
-        if ply is None:
+        pos = Position(after)
+        board = Position(before).game.board(Position(before).state)
+        notice, _, append = delta.notice(
+            before, after, pos, lambda b=board: b, lambda: None, stored.appended(before, after)
+        )
+        if not append:
             data = stored.whole(after)
             written += 1
         else:
-            data += ply
+            data += stored.record(notice) + notice  # as the store's script appends it
             appended += 1
-            assert len(ply) * 2 < len(stored.whole(after))  # a move, not the room
+            # a move, where the room and its whole state were sent before
+            was = len(stored.whole(after)) + len(P.encode(state_message(after, {}, 0, 0, 0, pos)))
+            assert len(notice) * 2 < was
         back = decode_room(data)
         after.tail = back.tail  # (how many moves follow the base: not part of the room)
         assert back == after
