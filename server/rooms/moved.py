@@ -56,8 +56,8 @@ decode_moved = msgspec.json.Decoder(Moved).decode
 
 
 def compact_step(step: Step) -> CompactStep:
-    out: CompactStep = [step.kind, step.pit, step.seeds, step.to, step.player, step.note]
-    while out[-1] is None or out[-1] == 0 and len(out) == 3:
+    out: CompactStep = list(msgspec.structs.astuple(step))
+    while out[-1] is None or len(out) == 3 and out[2] == 0:
         out.pop()
     return out
 
@@ -79,21 +79,28 @@ def expand_legal(item: CompactLegal) -> Choice:
     return Choice(item[0], item[1], item[2])
 
 
+_GONE = object()
+
+
 def board_changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
     """The entries of ``after`` that differ from ``before`` (see the module's docstring);
-    None when a merge cannot say it (an entry went away: the move is sent as a ``state``)."""
-    if before.keys() - after.keys():
+    None when a merge cannot say it (an entry came or went: the move is sent as a ``state``)."""
+    if len(before) != len(after):
         return None
     out: dict[str, Any] = {}
     for key, value in after.items():
-        old = before.get(key)
-        if isinstance(value, dict) and isinstance(old, dict):
-            if old.keys() - value.keys():
+        old = before.get(key, _GONE)
+        if old is _GONE:
+            return None
+        if value.__class__ is dict and old.__class__ is dict:
+            if len(old) != len(value):
                 return None
-            inner = {k: v for k, v in value.items() if k not in old or old[k] != v}
+            inner = {k: v for k, v in value.items() if old.get(k, _GONE) != v}
             if inner:
+                if any(k not in old for k in inner):
+                    return None
                 out[key] = inner
-        elif key not in before or old != value:
+        elif old != value:
             out[key] = value
     return out
 

@@ -18,8 +18,7 @@ and its next change writes it whole in this layout (the store refuses an append 
 from __future__ import annotations
 
 from server.rooms.answers import WIDTH
-from server.rooms.moved import compact_step
-from server.rooms.room import LOG, Ply, Room, encode_room, played
+from server.rooms.room import LOG, Room, encode_room
 
 TAIL = 32  # moves appended after a base before the room is written whole again
 
@@ -30,29 +29,42 @@ def whole(room: Room) -> bytes:
     return LOG + len(base).to_bytes(4, "big") + base
 
 
+# What a move changes in the room (``room.played``); every other field must be the very
+# object it was (``changed`` copies them) or equal to it.
+_MOVED = {"rev", "stamp", "version", "state", "history", "outcome", "last", "offer", "kept"}
+_SAME = [name for name in Room.__struct_fields__ if name not in _MOVED]
+
+
 def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
     """Whether the store may append the move that made ``after`` from ``before``: it did and
-    nothing else changed (checked: the record read back must give ``after`` exactly). Then
-    the kept answers' change, ``(cut, kept)``, for the move's notice, which is the record;
-    None when the room must be written whole."""
+    nothing else changed (``room.played`` reading the record back gives ``after``). Then the
+    kept answers' change, ``(cut, kept)``, for the move's notice, which is the record; None
+    when the room must be written whole."""
     last = after.last
     if (
         last is None
         or after.outcome is not None
+        or after.offer is not None
         or before.tail >= TAIL - 1
+        or after.rev != before.rev + 1
+        or after.version != before.version + 1
         or len(after.history) != len(before.history) + 1
     ):
         return None
-    if after.kept == before.kept:
-        cut, kept = 0, b""
-    else:
-        kept = after.kept[-WIDTH:]
-        cut = len(before.kept) + WIDTH - len(after.kept)
-        if cut < 0:
+    for name in _SAME:
+        a, b = getattr(after, name), getattr(before, name)
+        if a is not b and a != b:
             return None
-    steps = [compact_step(s) for s in last.steps]
-    ply = Ply(after.stamp, after.state, last.move, last.side, last.id, steps, cut, kept)
-    if played(before, ply) != after:
+    ply = after.history[-1]
+    if (ply.move, ply.side, ply.id) != (last.move, last.side, last.id) or after.history[
+        :-1
+    ] != before.history:
+        return None
+    if after.kept == before.kept:
+        return 0, b""
+    kept = after.kept[-WIDTH:]
+    cut = len(before.kept) + WIDTH - len(after.kept)
+    if cut < 0 or before.kept[cut:] + kept != after.kept:
         return None
     return cut, kept
 
