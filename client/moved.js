@@ -3,13 +3,15 @@
 // Nothing here knows a rule: the server says which pits changed, whose turn it is and what is
 // legal; this only unpacks its compact forms into the whole state the rest of the page draws.
 
-// [kind, pit, seeds, to, player, note] with trailing empty values left out -> a step object with
-// no empty fields, as a state's last.steps has them.
-function expandStep(row) {
+// [kind, pit, seeds, to, player, note] with trailing empty values left out, player null when it is
+// the side that moved (`mover`) and -1 when the step has none -> a step object with no empty
+// fields, as a state's last.steps has them.
+function expandStep(row, mover) {
   const step = { kind: row[0] };
   const names = ["kind", "pit", "seeds", "to", "player", "note"];
-  for (let i = 1; i < row.length; i++) {
-    const value = row[i];
+  for (let i = 1; i < names.length; i++) {
+    let value = row[i];
+    if (names[i] === "player") value = value === null || value === undefined ? mover : value === -1 ? null : value;
     if (value === null || value === undefined || (names[i] === "seeds" && value === 0)) continue;
     step[names[i]] = value;
   }
@@ -56,7 +58,12 @@ export function applyMoved(prev, m, elapsedMs = 0) {
     board: mergeBoard(prev.board, m.board),
     to_move: m.to_move ?? null,
     legal: (m.legal ?? []).map(expandLegal),
-    last: { move: m.move, side: prev.to_move, steps: m.steps.map(expandStep), id: m.id ?? null },
+    last: {
+      move: m.move,
+      side: prev.to_move,
+      steps: m.steps.map((row) => expandStep(row, prev.to_move)),
+      id: m.id ?? null,
+    },
     outcome: m.outcome ?? null,
     adjudication: m.adjudication ?? null,
     archive: m.archive ?? null,

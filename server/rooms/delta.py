@@ -52,7 +52,7 @@ def moved(
     message = M.Moved(
         version=after.version,
         move=last.move,
-        steps=[M.compact_step(s) for s in last.steps],
+        steps=[M.compact_step(s, last.side) for s in last.steps],
         board=changes,
         to_move=None if over else pos.to_move,
         legal=[] if over else [M.compact_legal(c) for c in pos.choices],
@@ -156,7 +156,7 @@ def derive(
         board=M.board_after(before.board, m.board),
         to_move=m.to_move,
         legal=[M.expand_legal(c) for c in m.legal],
-        last=P.LastMove(m.move, side, [M.expand_step(s) for s in m.steps], intent_id),
+        last=P.LastMove(m.move, side, [M.expand_step(s, side) for s in m.steps], intent_id),
         outcome=m.outcome,
         adjudication=m.adjudication,
         seats=[_aged(s, elapsed_ms) for s in before.seats],

@@ -55,16 +55,23 @@ class Moved(msgspec.Struct, frozen=True, tag_field="t", tag="moved", omit_defaul
 decode_moved = msgspec.json.Decoder(Moved).decode
 
 
-def compact_step(step: Step) -> CompactStep:
+NO_PLAYER = -1  # a step's player in compact form when the step has none
+
+
+def compact_step(step: Step, mover: int) -> CompactStep:
     out: CompactStep = list(msgspec.structs.astuple(step))
+    player = out[4]
+    out[4] = None if player == mover else NO_PLAYER if player is None else player
     while out[-1] is None or len(out) == 3 and out[2] == 0:
         out.pop()
     return out
 
 
-def expand_step(row: CompactStep) -> Step:
+def expand_step(row: CompactStep, mover: int) -> Step:
     full = list(row) + [None, 0, None, None, None][len(row) - 1 :]
-    return Step(full[0], full[1], full[2] or 0, full[3], full[4], full[5])
+    player = full[4]
+    player = mover if player is None else None if player == NO_PLAYER else player
+    return Step(full[0], full[1], full[2] or 0, full[3], player, full[5])
 
 
 def compact_legal(choice: Choice) -> CompactLegal:

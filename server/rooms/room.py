@@ -177,7 +177,7 @@ def played(room: Room, *plies: Ply) -> Room:
     history, kept, last = list(room.history), room.kept, room.last
     for ply in plies:
         history.append(Played(ply.move, ply.side, ply.id))
-        steps = [expand_step(s) for s in ply.steps]
+        steps = [expand_step(s, ply.side) for s in ply.steps]
         last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
         kept = kept[ply.cut :] + ply.kept
     return msgspec.structs.replace(

@@ -1,7 +1,8 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice,
+# KEYS: room, presence (the room's channel is named as its key). ARGV: expected rev, new rev,
+# data, expire-at ms, (unused: it was the channel), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
 # has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
 # that was judged: an older revision, or the same revision with another stamp (another history).
@@ -29,7 +30,7 @@ end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', data)
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
-if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
+if ARGV[6] ~= '' then redis.call('PUBLISH', KEYS[1], ARGV[6]) end
 return 0
 """
 # On a Cluster the notice goes to the room's shard only (the channel has the room's slot).

@@ -142,7 +142,6 @@ class Store:
         see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not a log:
         write ``data`` whole). ``append``: the notice is a move to add to the stored room
         instead, after these bytes (``server/rooms/stored.py``)."""
-        channel = self.channel(room_id)
         result = int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
@@ -151,7 +150,7 @@ class Store:
                     new_rev,
                     data,
                     expire_at_ms,
-                    channel,
+                    "",  # (the channel: the script publishes on the room's key, its name)
                     notice,
                     stamp,
                     expected_stamp,

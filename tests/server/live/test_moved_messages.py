@@ -17,8 +17,9 @@ from wsclient import Client, create_room
 COMPARED = ("version", "board", "to_move", "legal", "last", "outcome", "adjudication", "plies")
 
 
-def expand_step(row: list) -> dict:
+def expand_step(row: list, mover: int) -> dict:
     full = list(row) + [None, 0, None, None, None][len(row) - 1 :]
+    full[4] = mover if full[4] is None else None if full[4] == -1 else full[4]
     step = {"kind": full[0], "pit": full[1], "seeds": full[2] or 0, "to": full[3]}
     step.update({"player": full[4], "note": full[5]})
     # the state's steps omit their empty fields (engine.core.Step, omit_defaults)
@@ -42,7 +43,7 @@ def apply_moved(prev: dict, m: dict) -> dict:
     last = {
         "move": m["move"],
         "side": prev["to_move"],
-        "steps": [expand_step(s) for s in m["steps"]],
+        "steps": [expand_step(s, prev["to_move"]) for s in m["steps"]],
     }
     last["id"] = m.get("id")
     return {
