@@ -22,7 +22,7 @@ if cur[1] ~= ARGV[1] then
 end
 if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
 local data = ARGV[3]
-if ARGV[9] ~= '' then
+if ARGV[9] and ARGV[9] ~= '' then
   local log = redis.call('HGET', KEYS[1], 'data')
   if not log or string.byte(log, 1) ~= 193 then return 3 end
   data = log .. ARGV[9] .. ARGV[6]
