@@ -11,6 +11,7 @@
 // same without waiting. A socket that opens but never welcomes within DEAD_MS is dropped too.
 
 import { settings, tokens } from "./api.js";
+import { applyMoved, follows } from "./moved.js";
 
 const PING_MS = 3_000;
 const DEAD_MS = 7_000; // with PING_MS: a dead link is noticed 7-10 s after it died
@@ -45,6 +46,9 @@ export class Connection {
     this.awaitTimer = null;
     this.moveSent = null; // the id of a move sent and not answered yet
     this.moveTimer = null;
+    this.state = null; // the newest state, whole: what the next `moved` is applied to
+    this.stateAt = 0; // performance.now() when it arrived
+    this.rejoining = false; // joined again for a whole state (a `moved` did not follow)
     window.addEventListener("online", () => this.retryNow());
     window.addEventListener("offline", () => this.drop("offline"));
     document.addEventListener("visibilitychange", () => {
@@ -124,12 +128,28 @@ export class Connection {
         if (message.n === this.pingNo && this.pingAt) this.lag = Math.min(5000, Math.round((performance.now() - this.pingAt) / 2));
         return;
       }
+      if (message.t === "moved") {
+        // A move, as what it changed (joined with states "moves"): the page gets the whole
+        // state it makes. One that does not follow the state held means something was missed:
+        // join again, which answers with the whole current state.
+        if (!follows(this.state, message)) {
+          if (!this.rejoining) {
+            this.rejoining = true;
+            this.join();
+          }
+          return;
+        }
+        message = applyMoved(this.state, message, performance.now() - this.stateAt);
+      }
       if (message.t === "welcome") {
         this.welcomed = true;
         // The join's own state follows at once; if it does not come, join again.
         if (!this.joined) this.awaitState(-1);
       }
       if (message.t === "state") {
+        this.rejoining = false;
+        this.state = message;
+        this.stateAt = performance.now();
         this.version = message.version;
         if (this.awaited !== null && message.version >= this.awaited) this.awaitState(null);
         if (this.moveSent !== null && message.last?.id === this.moveSent) this.awaitAnswer(null);
@@ -183,6 +203,7 @@ export class Connection {
   }
 
   lost() {
+    this.rejoining = false;
     this.awaitState(null);
     this.awaitAnswer(null);
     this.ws = null;
@@ -204,6 +225,7 @@ export class Connection {
       version: this.version,
       name,
       acks: "state",
+      states: "moves",
     });
   }
 

@@ -54,6 +54,7 @@ class Conn:
         "window_pings",
         "address",
         "acks_in_state",
+        "moves",
         "write_now",
         "rev",
         "session",
@@ -81,6 +82,7 @@ class Conn:
         self.window_pings = 0
         self.address = "unknown"  # the client's address (behind a trusted proxy, X-Forwarded-For)
         self.acks_in_state = False  # joined with acks="state": no ack frame for applied moves
+        self.moves = False  # joined with states="moves": a move comes as ``moved``, not ``state``
         self.rev = -1  # the room revision of the newest ``state`` sent (states only go forward)
         self.session: str | None = None  # the player's session token (the upgrade's cookie)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from redis.exceptions import RedisError
 
 from server.live.local import LocalRoom
 from server.ops import health, metrics
+from server.rooms import delta
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, decode_notice
 from server.rooms.room import computer_to_move
@@ -105,7 +107,14 @@ class Fanout:
                 return
             if local.cached is not None and local.cached[0].rev != n.rev:
                 local.cached = None  # written by another node
-            self._forward(local, room_id, n.rev, n.stamp, n.payload, n.seats, n.computer)
+            if n.moved:
+                self._forward_move(local, room_id, n)
+            else:
+                if any(not c.moves for c in local.conns):  # what the next move is applied to
+                    whole = delta.decode_state(n.payload)
+                    local.full = (n.rev, n.stamp, whole, time.monotonic())
+                    local.board = (n.stamp, whole.board)
+                self._forward(local, room_id, n.rev, n.stamp, n.payload, n.seats, n.computer)
         elif n.kind == NoticeKind.EVENT:
             for conn in list(local.conns):
                 conn.send(n.payload)
@@ -135,6 +144,43 @@ class Fanout:
                     conn.send_msg(P.Welcome(room=room_id, sides=sides))
             conn.send_state(rev, payload, resync)
         self.on_turn(room_id, computer)
+
+    def _forward_move(self, local: LocalRoom, room_id: str, n: Notice) -> None:
+        """Send a move: its ``moved`` to the connections that take moves and hold the
+        revision before it, the whole ``state`` (the previous one with the move applied,
+        ``delta.derive``) to the others. A node without that previous state reads the
+        room from the store for them instead."""
+        conns = list(local.conns)
+        whole: bytes | None = None
+        reread = False
+        if any(not c.moves or c.rev != n.rev - 1 for c in conns):
+            full = local.full
+            if full is not None and full[0] == n.rev - 1 and full[1] == n.base:
+                at = time.monotonic()
+                elapsed = int((at - full[3]) * 1000)
+                state = delta.derive(full[2], delta.decode(n.moved), n.position, n.id, elapsed)
+                local.full = (n.rev, n.stamp, state, at)
+                local.board = (n.stamp, state.board)
+                whole = P.encode(state)
+            else:
+                reread = True
+        else:
+            local.full = None  # nobody here takes whole states: a join or a reread draws one
+        local.last_rev, local.last_stamp = n.rev, n.stamp
+        local.computer_side = n.computer
+        mine = b""
+        for conn in conns:
+            if conn.moves and conn.rev == n.rev - 1:
+                if n.id is not None and n.side in conn.sides:
+                    mine = mine or delta.with_id(n.moved, n.id)
+                    conn.send_state(n.rev, mine)
+                else:
+                    conn.send_state(n.rev, n.moved)
+            elif whole is not None:
+                conn.send_state(n.rev, whole)
+        self.on_turn(room_id, n.computer)
+        if reread:
+            self.schedule_rebuild(room_id)
 
     def reread_all(self) -> None:
         """The subscriptions were re-established: whatever was published while

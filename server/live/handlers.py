@@ -178,6 +178,7 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     token = welcome.token or msg.token
     conn.token_hash = rooms.hash_token(token) if token else None
     conn.acks_in_state = msg.acks == "state"
+    conn.moves = msg.states == "moves"
     conn.send_msg(welcome)
     await node.presence.enter(conn, room)
     if room.mode != "friend":  # computer rooms play it; computer and local rooms give hints

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from server.live.connection import Conn
     from server.ops.config import Settings
+    from server.rooms.protocol import State
     from server.rooms.room import Room
     from server.store.store import Store
 
@@ -45,6 +46,8 @@ class LocalRoom:
         "rebuild_again",
         "warned",
         "presence_memo",
+        "full",
+        "board",
     )
 
     def __init__(self, created_ms: int):
@@ -63,6 +66,12 @@ class LocalRoom:
         # (entries, valid until ms, presence by side, watchers) drawn from ``cached``'s entries:
         # the same until one of them lapses (Node.who_is_here)
         self.presence_memo: tuple[list[Any], float, dict[int, tuple[bool, int]], int] | None = None
+        # The newest ``state`` drawn here (its revision and stamp, the message, when: monotonic
+        # seconds): what a move's ``moved`` is applied to for the connections that take whole
+        # states (server/rooms/delta.py); None while none of them is here.
+        self.full: tuple[int, str, State, float] | None = None
+        # The board of the revision with this stamp (what the next move's ``moved`` is told from)
+        self.board: tuple[str, dict[str, Any]] | None = None
 
 
 class StoreClock:

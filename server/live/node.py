@@ -43,11 +43,11 @@ from server.live.presence import Presence
 from server.live.seats import ComputerSeats
 from server.ops import collector, health, metrics
 from server.ops.config import Settings
+from server.rooms import delta, seeks, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms import seeks, tally
 from server.rooms.notice import Notice, NoticeKind, encode_notice
-from server.rooms.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
+from server.rooms.room import Position, Refused, Room, decode_room
 from server.rooms.view import state_message
 from server.store.deadlines import Deadlines
 from server.store.store import Store, presence_by_side, watchers
@@ -188,39 +188,49 @@ class Node:
             if new is current:
                 return done
             notice = b""  # only an answer was kept: nobody else needs to hear
+            board: dict[str, Any] | None = None
+            append = False  # a move whose notice the store appends to the room, not rewritten
             if done.seen:
                 pos = done.position or Position(new)
-                message = state_message(new, presence, now, self.settings.absent_ms, watching, pos)
-                notice = encode_notice(
-                    Notice(
-                        new.rev,
-                        NoticeKind.STATE,
-                        P.encode(message),
-                        [s.token_hash for s in new.seats],
-                        computer_to_move(new, pos),
-                        new.stamp,
-                        current.stamp,
-                    )
+                notice, board, append = delta.notice(
+                    current,
+                    new,
+                    pos,
+                    lambda: self._board_before(current),
+                    lambda: state_message(
+                        new, presence, now, self.settings.absent_ms, watching, pos
+                    ),
+                    stored.appended(current, new),
+                    now,
                 )
             indexing = None  # a clocked room's deadline is indexed before it is stored (flags.py):
             if new.clock is not None:  # its command written ahead of the compare-and-set's
                 indexing = asyncio.ensure_future(self.flags.index(current, new))
                 indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
                 await asyncio.sleep(0)
-            result = await self.store.cas(
-                room_id,
-                current.rev,
-                new.rev,
-                encode_room(new),
-                self.expire_at(new.created_ms, now, bool(new.waiting)),
-                notice,
-                stamp=new.stamp,
-                expected_stamp=current.stamp,
-            )
+            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
+            for whole in (not append, True):  # 3: stored whole by an earlier version: whole
+                result = await self.store.cas(
+                    room_id,
+                    current.rev,
+                    new.rev,
+                    stored.whole(new) if whole else b"",
+                    expire,
+                    notice,
+                    stamp=new.stamp,
+                    expected_stamp=current.stamp,
+                    append=b"" if whole else stored.record(notice),
+                )
+                if result != 3:
+                    break
+                append = False
             if indexing is not None:
                 await indexing
             if result == 0:
+                new.tail = current.tail + 1 if append else 0
                 self.keep(new, members)
+                if board is not None and room_id in self.local:
+                    self.local[room_id].board = (new.stamp, board)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
@@ -237,6 +247,14 @@ class Node:
             if result == -1:
                 raise Refused("no-room")
         raise Refused("busy")
+
+    def _board_before(self, room: Room) -> dict[str, Any]:
+        """The board of ``room`` as this node last drew it, or drawn now."""
+        local = self.local.get(room.id)
+        if local is not None and local.board is not None and local.board[0] == room.stamp:
+            return local.board[1]
+        pos = Position(room)
+        return pos.game.board(pos.state)
 
     def who_is_here(
         self, room_id: str, members: list[Any], now: int
@@ -276,6 +294,10 @@ class Node:
         message = state_message(
             room, presence, now, self.settings.absent_ms, watchers(members, now)
         )
+        local = self.local.get(room_id)
+        if local is not None and (local.full is None or local.full[0] <= room.rev):
+            local.full = (room.rev, room.stamp, message, time.monotonic())
+            local.board = (room.stamp, message.board)
         return room, message, presence
 
     async def send_current(self, conn: Conn) -> None:
@@ -290,7 +312,7 @@ class Node:
         made = await self.store.create(
             room.id,
             room.rev,
-            encode_room(room),
+            stored.whole(room),
             self.expire_at(room.created_ms, room.created_ms),
             room.stamp,
         )

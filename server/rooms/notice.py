@@ -17,13 +17,20 @@ class NoticeKind(enum.StrEnum):
     EVENT = "E"  # ``payload`` is an event message (an offer's news) to forward as it is
 
 
-class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
+class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False, omit_defaults=True):
     """What a room's channel carries to every node. For ``STATE``, ``seats``
     are the seat owners' token hashes (so nodes can tell each connection its
     sides), ``computer`` the side the computer must play now, ``stamp`` the
     revision's stamp and ``base`` the stamp of the revision it replaced (a node
     that forwarded another revision under that number knows the store's history
-    is not the one it showed: ``server/live/fanout.py``)."""
+    is not the one it showed: ``server/live/fanout.py``).
+
+    A move's notice carries no ``payload`` and no ``seats`` (they did not change) but
+    ``moved``, the encoded ``moved`` message without its ``id`` (``server/rooms/moved.py``),
+    with ``side`` (who moved), ``id`` (the intent's, for the mover's connections) and
+    ``position`` (the new position's text): a node draws the full ``state`` for its
+    connections that want one from the one it forwarded before (``server/rooms/delta.py``).
+    The same bytes are what the store appends to the room (``state``, ``cut``, ``kept``)."""
 
     rev: int
     kind: NoticeKind
@@ -32,6 +39,16 @@ class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False):
     computer: int | None = None
     stamp: str = ""
     base: str = ""
+    moved: bytes = b""
+    side: int = 0
+    id: str | None = None
+    position: str = ""
+    # What the stored room needs besides (the notice of a move is also the record the store
+    # appends to the room, server/rooms/stored.py): the engine state after the move, and the
+    # kept answers (``cut`` bytes dropped from the front, ``kept`` added).
+    state: bytes = b""
+    cut: int = 0
+    kept: bytes = b""
 
 
 _notice_enc = msgspec.msgpack.Encoder()

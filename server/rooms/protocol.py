@@ -20,6 +20,7 @@ from engine.analysis import Analysis
 from engine.core import Choice, Outcome, Step
 from server.rooms import names, seeks
 from server.rooms.clock import Clock
+from server.rooms.moved import Moved
 
 # Bounds shared by the declarations (hardening issue tightens these further).
 RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -57,13 +58,16 @@ class Join(_In, frozen=True, tag="join"):
     version the client saw (informational; the answer is always the current
     state). ``acks="state"``: this connection's applied moves are acknowledged
     by the ``state`` they made (its ``last.id``), not by an ``ack`` frame of
-    their own (PROTOCOL.md, "Acks in the state")."""
+    their own (PROTOCOL.md, "Acks in the state"). ``states="moves"``: a move reaches this
+    connection as a ``moved`` message (what it changed), not a whole ``state``
+    (PROTOCOL.md, "Moves, lighter")."""
 
     room: RoomId
     token: Token | None = None
     version: Version | None = None
     name: Name | None = None
     acks: Literal["frame", "state"] = "frame"
+    states: Literal["full", "moves"] = "full"
 
     def __post_init__(self) -> None:
         if self.name is not None:
@@ -285,7 +289,7 @@ class Expiring(_Out, frozen=True, tag="expiring"):
 
 
 ServerMessage = (
-    Welcome | State | Ack | Error | OfferMade | HintMove | Pong | Expiring
+    Welcome | State | Moved | Ack | Error | OfferMade | HintMove | Pong | Expiring
     | seeks.Lobby | seeks.Seeking | seeks.Paired
 )  # fmt: skip
 

@@ -24,6 +24,8 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
+from server.rooms.moved import decode_moved, expand_step
+from server.rooms.notice import Notice, decode_notice
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -121,11 +123,77 @@ class Room(msgspec.Struct, gc=False):
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
+    # Moves read after the stored room's base (server/rooms/stored.py): when it reaches
+    # ``stored.TAIL`` the next change writes the whole room again. Not part of the game.
+    tail: int = 0
+
+
+class Ply(msgspec.Struct, gc=False):
+    """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
+    engine state after it, the move, the side and the intent id, its steps (compact, as in
+    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
+    Stored as the move's notice (``notice.Notice``), which carries all of it."""
+
+    stamp: str
+    state: bytes
+    move: str
+    side: int
+    id: str | None
+    steps: list[list[Any]]
+    cut: int
+    kept: bytes
+
+
+def ply_of(n: Notice) -> Ply:
+    m = decode_moved(n.moved)
+    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
 encode_room = msgspec.msgpack.Encoder().encode
-decode_room = msgspec.msgpack.Decoder(Room).decode
+_decode_room = msgspec.msgpack.Decoder(Room).decode
+# A stored room that is a base and moves after it starts with this byte, which msgpack never
+# uses; a room written whole by earlier versions is a plain msgpack map (read, then rewritten).
+LOG = b"\xc1"
+
+
+def decode_room(data: bytes) -> Room:
+    """A room as stored: a plain record, or a base record and the moves appended after it."""
+    if data[:1] != LOG:
+        return _decode_room(data)
+    end = 5 + int.from_bytes(data[1:5], "big")
+    room = _decode_room(data[5:end])
+    plies = []
+    while end < len(data):
+        size = int.from_bytes(data[end : end + 2], "big")
+        plies.append(ply_of(decode_notice(data[end + 2 : end + 2 + size])))
+        end += 2 + size
+    if plies:
+        room = played(room, *plies)
+    room.tail = len(plies)
+    return room
+
+
+def played(room: Room, *plies: Ply) -> Room:
+    """``room`` after the appended moves ``plies`` (none of which ended the game)."""
+    history, kept, last = list(room.history), room.kept, room.last
+    for ply in plies:
+        history.append(Played(ply.move, ply.side, ply.id))
+        steps = [expand_step(s, ply.side) for s in ply.steps]
+        last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
+        kept = kept[ply.cut :] + ply.kept
+    return msgspec.structs.replace(
+        room,
+        rev=room.rev + len(plies),
+        stamp=plies[-1].stamp,
+        version=room.version + len(plies),
+        state=plies[-1].state,
+        history=history,
+        outcome=None,
+        last=last,
+        offer=None,
+        kept=kept,
+    )
 
 
 def new_stamp() -> str:

@@ -4,7 +4,7 @@ an atomic compare-and-set that also refreshes expiry and publishes.
 Keys (every key carries a hash tag, so on a Cluster a room's keys share one
 slot and each script touches one slot)::
 
-    <prefix>room:{id}                  hash: rev, stamp, data (msgpack Room)
+    <prefix>room:{id}                  hash: rev, stamp, data (a Room and moves: rooms.stored)
     <prefix>room:{id}:presence         sorted set: "<side>:<conn>" or "w:<conn>" -> expiry ms
     <prefix>room:{id}:lease            the node playing the room's computer seat (short TTL)
     <prefix>room:{id}:sync             written before WAIT (``NYUMBA_ACK_REPLICAS``; 60 s TTL)
@@ -28,105 +28,18 @@ from server.rooms.notice import REREAD
 from server.store import topology
 from server.store.replicas import Replicas
 from server.store.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
+from server.store.scripts import (
+    _ADMIT,
+    _CAS,
+    _CAS_SHARDED,
+    _CREATE,
+    _PRUNE,
+    _RELEASE,
+    _TAKE,
+    _TOUCH,
+)
 
-# KEYS: room, presence. ARGV: expected rev, new rev, data, expire-at ms, channel, notice,
-# new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
-# has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
-# that was judged: an older revision, or the same revision with another stamp (another history).
-# That only happens when the store went back in time (a failover to a replica that had not
-# received every write, a restore from an older snapshot): the node resynchronises the room.
-# An empty expected stamp (a room written by a version that kept none) is not compared.
-# An empty notice publishes nothing (a change only the sender hears of: a kept answer).
-_CAS = """
-local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
-if not cur[1] then return -1 end
-if cur[1] ~= ARGV[1] then
-  if tonumber(cur[1]) < tonumber(ARGV[1]) then return 2 end
-  return 1
-end
-if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
-redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', ARGV[3])
-redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-redis.call('PEXPIREAT', KEYS[2], ARGV[4])
-if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
-return 0
-"""
-# On a Cluster the notice goes to the room's shard only (the channel has the room's slot).
-_CAS_SHARDED = _CAS.replace("'PUBLISH'", "'SPUBLISH'")
-
-# KEYS: lease. ARGV: node, ms. Takes the lease, or extends it if this node holds it
-# (so a take resent after a lost reply still finds it ours).
-_TAKE = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-"""
-
-# KEYS: room. ARGV: rev, data, expire-at ms, stamp. Creates only; 1 when created.
-_CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'data', ARGV[2], 'stamp', ARGV[4])
-redis.call('PEXPIREAT', KEYS[1], ARGV[3])
-return 1
-"""
-
-# KEYS: room, presence. ARGV: expire-at ms, then member, score pairs. Refreshes
-# presence and the room's idle expiry (only while the room exists).
-_TOUCH = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 2, #ARGV, 2 do
-  redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
-end
-redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-redis.call('PEXPIREAT', KEYS[2], ARGV[1])
-return 1
-"""
-
-# KEYS: presence. ARGV: now ms. Drops ended entries: every spectator's, and each side's but
-# its latest (kept as that side's "last seen" while the side has no live entry).
-# KEYS: presence. ARGV: after ms, until ms, cap, member. 1 added, 0 the room is full.
-_ADMIT = """
-if redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf') >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-return 1
-"""
-
-_PRUNE = """
-local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES')
-if #ended == 0 then return 0 end
-local live = {}
-for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')) do
-  live[string.match(m, '^[^:]*')] = true
-end
-local latest, best = {}, {}
-for i = 1, #ended, 2 do
-  local side, score = string.match(ended[i], '^[^:]*'), tonumber(ended[i + 1])
-  if (side == '0' or side == '1') and not live[side] and (best[side] == nil or score > best[side]) then
-    latest[side], best[side] = ended[i], score
-  end
-end
-local removed = 0
-for i = 1, #ended, 2 do
-  local m = ended[i]
-  if m ~= latest['0'] and m ~= latest['1'] then
-    redis.call('ZREM', KEYS[1], m)
-    removed = removed + 1
-  end
-end
-return removed
-"""
-
-# KEYS: lease. ARGV: node. Deletes the lease only if this node holds it.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
-_CAS_RESULT = {0: "written", -1: "gone", 1: "conflict", 2: "behind"}
+_CAS_RESULT = {0: "written", -1: "gone", 1: "conflict", 2: "behind", 3: "whole"}
 
 
 class Store:
@@ -223,10 +136,12 @@ class Store:
         *,
         stamp: str = "",
         expected_stamp: str = "",
+        append: bytes = b"",
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
-        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind)."""
-        channel = self.channel(room_id)
+        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not a log:
+        write ``data`` whole). ``append``: the notice is a move to add to the stored room
+        instead, after these bytes (``server/rooms/stored.py``)."""
         result = int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
@@ -235,10 +150,11 @@ class Store:
                     new_rev,
                     data,
                     expire_at_ms,
-                    channel,
+                    "",  # (the channel: the script publishes on the room's key, its name)
                     notice,
                     stamp,
                     expected_stamp,
+                    append,
                 ],
             )
         )

@@ -61,7 +61,7 @@ import httpx
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 from background import AnalysesApart, ask_hints, keep_computer_busy  # noqa: E402
-from rawws import Msg, RawSocket  # noqa: E402
+from rawws import Msg, RawSocket, move_of  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 
 ACK_RTTS: list[float] = []  # send -> ack, seconds
@@ -121,7 +121,13 @@ class Player:
             fut = self.ack_waiters.pop(msg.version, None)
             if fut is not None and not fut.done():
                 fut.set_result(None)
-        elif msg.t == "state" and msg.version >= self.version:
+        elif (
+            msg.t == "state"
+            and msg.version >= self.version
+            or (
+                msg.t == "moved" and msg.version == self.version + 1  # states "moves": what changed
+            )
+        ):
             self.version = msg.version
             self.state = msg
             if self.waiters:
@@ -190,7 +196,7 @@ async def play_room(
             next_at += period
         mover = players[st.to_move]
         await mover.wait_version(st.version)
-        move = rng.choice(st.legal).move
+        move = move_of(rng.choice(st.legal))
         n += 1
         t0 = time.perf_counter()
         mover.ws.send(
@@ -460,7 +466,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
         roots = []
         for spec in args.roots.split(","):
             path, _, acks = spec.partition("@")
-            roots.append((Path(path).resolve(), acks))
+            roots.append((Path(path).resolve(), acks))  # acks "state/moves": states "moves" too
     shapes = [("workers", int(n)) for n in args.workers.split(",") if n] or [
         ("nodes", int(n)) for n in args.nodes.split(",")
     ]
@@ -479,8 +485,12 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                 if clock:
                     ROOM_EXTRA["clock"] = {"initial_ms": clock, "increment_ms": 0}
                 JOIN_EXTRA.clear()
+                acks, _, states = acks.partition("/")
                 if acks != "frame":
                     JOIN_EXTRA["acks"] = acks
+                if states:
+                    JOIN_EXTRA["states"] = states
+                    acks = f"{acks}/{states}"
                 extra = {} if root is None else {"root": root}
                 if kind == "workers":
                     servers = [

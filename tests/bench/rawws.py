@@ -31,11 +31,20 @@ class Msg(msgspec.Struct):
     t: str
     version: int = -1
     to_move: int | None = None
-    legal: list[Legal] = []
+    # a state's legal moves are objects; a ``moved``'s are strings or [move, pit, choice]
+    legal: list[Legal | str | list] = []
     outcome: Any = None
     last: Any = None
     code: str | None = None
     move: str | None = None  # hint
+    id: str | None = None  # moved
+
+
+def move_of(legal: Legal | str | list) -> str:
+    """A legal move's notation, whichever form it came in."""
+    if isinstance(legal, Legal):
+        return legal.move
+    return legal if isinstance(legal, str) else legal[0]
 
 
 _decode = msgspec.json.Decoder(Msg).decode

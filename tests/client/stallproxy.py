@@ -4,8 +4,8 @@ while stalled are accepted and then ignored. ``resume()`` forwards again (for ne
 the stalled ones stay dead, as a real dead link's would).
 
 It also reads the WebSocket messages it forwards: ``sent`` holds every text message a client
-sent (unmasked), and ``lose_states(n)`` swallows the next ``n`` ``state`` messages from the
-server while everything else passes, as a server whose fan-out lost them would;
+sent (unmasked), and ``lose_states(n)`` swallows the next ``n`` ``state`` (or ``moved``: a
+move's state) messages from the server while everything else passes, as a server whose fan-out lost them would;
 ``lose_states_until_join()`` swallows every ``state`` until a client next sends ``join``."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class StallProxy:
                         self.sent.append(text)
                         if b'"t":"join"' in text:
                             self.until_join = False  # its answer passes
-                    elif text is not None and b'"t":"state"' in text:
+                    elif text is not None and (b'"t":"state"' in text or b'"t":"moved"' in text):
                         with self.lock:
                             lose = self.to_lose > 0 or self.until_join
                             self.to_lose -= self.to_lose > 0

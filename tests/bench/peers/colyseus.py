@@ -243,7 +243,7 @@ def figures(moves, elapsed, server_s, store_s, p50, p99, bytes_per_move) -> dict
 def run_nyumba(args) -> dict | None:
     """load.py once, its output passed through; its figures read back from what it printed."""
     argv = [sys.executable, str(LOAD_PY), "--rooms", str(args.rooms), "--rate", str(args.rate)]
-    argv += ["--seconds", str(args.seconds)]
+    argv += ["--seconds", str(args.seconds), "--acks", args.nyumba_acks]
     for opt in ("server_cpus", "generator_cpus", "store_cpus"):
         if getattr(args, opt):
             argv += ["--" + opt.replace("_", "-"), getattr(args, opt)]
@@ -330,6 +330,11 @@ def main() -> None:
         help="in turn, e.g. memory,redis: rooms in memory only, or Redis presence and driver",
     )
     ap.add_argument("--nyumba", action="store_true", help="also run load.py first in every round")
+    ap.add_argument(
+        "--nyumba-acks",
+        default="frame",
+        help='how load.py\'s players join (its --acks): "state/moves" joins as the browser does',
+    )
     ap.add_argument("--server-cpus", help="CPUs for the server, e.g. 0")
     ap.add_argument("--generator-cpus", help="CPUs for the load generator, e.g. 1")
     ap.add_argument("--store-cpus", help="CPUs for the store (default: the server's)")

@@ -1,0 +1,76 @@
+"""How a room is written to the store: whole, or as one move appended.
+
+A room's ``data`` in the store (``server/store/store.py``) is a base — the whole ``Room``,
+msgpack — followed by the moves made since, each the move's notice (``notice.Notice``: its
+``moved`` message, the stamp, the engine state after it, the kept answer; ``room.Ply`` is
+what is read from it): a move's compare-and-set sends that notice once, and the store both
+appends it and publishes it, where it used to send the whole room and a whole state
+(kilobytes, growing with the game). Every other change — and every
+``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
+is ``room.decode_room``: the base, then the moves applied (no engine: each carries its state).
+
+    LOG | base length (4 bytes) | base | (length (2 bytes) | Notice)*
+
+A room stored whole by an earlier version is a plain msgpack ``Room``; it is read as it is,
+and its next change writes it whole in this layout (the store refuses an append to it).
+"""
+
+from __future__ import annotations
+
+from server.rooms.answers import WIDTH
+from server.rooms.room import LOG, Room, encode_room
+
+TAIL = 32  # moves appended after a base before the room is written whole again
+
+
+def whole(room: Room) -> bytes:
+    """The room as a base with no moves after it."""
+    base = encode_room(room)
+    return LOG + len(base).to_bytes(4, "big") + base
+
+
+# What a move changes in the room (``room.played``); every other field must be the very
+# object it was (``changed`` copies them) or equal to it.
+_MOVED = {"rev", "stamp", "version", "state", "history", "outcome", "last", "offer", "kept"}
+_SAME = [name for name in Room.__struct_fields__ if name not in _MOVED]
+
+
+def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
+    """Whether the store may append the move that made ``after`` from ``before``: it did and
+    nothing else changed (``room.played`` reading the record back gives ``after``). Then the
+    kept answers' change, ``(cut, kept)``, for the move's notice, which is the record; None
+    when the room must be written whole."""
+    last = after.last
+    if (
+        last is None
+        or after.outcome is not None
+        or after.offer is not None
+        or before.tail >= TAIL - 1
+        or after.rev != before.rev + 1
+        or after.version != before.version + 1
+        or len(after.history) != len(before.history) + 1
+    ):
+        return None
+    for name in _SAME:
+        a, b = getattr(after, name), getattr(before, name)
+        if a is not b and a != b:
+            return None
+    ply = after.history[-1]
+    if (ply.move, ply.side, ply.id) != (last.move, last.side, last.id) or after.history[
+        :-1
+    ] != before.history:
+        return None
+    if after.kept == before.kept:
+        return 0, b""
+    kept = after.kept[-WIDTH:]
+    cut = len(before.kept) + WIDTH - len(after.kept)
+    if cut < 0 or before.kept[cut:] + kept != after.kept:
+        return None
+    return cut, kept
+
+
+def record(notice: bytes) -> bytes:
+    """What the store appends before a move's notice: its length (the notice follows)."""
+    if len(notice) > 0xFFFF:
+        raise ValueError("a move's notice over 64 KiB")
+    return len(notice).to_bytes(2, "big")
