@@ -14,6 +14,10 @@ What the run is told, and why (``CONFIG``):
   200/202.
 - ``POST /api/analysis`` runs one analysis per client address, and the fuzzer is one
   address: a second while the first runs is 503 ``busy`` with ``Retry-After``, documented.
+- A passkey answer that matches the schema names a challenge the server made and a credential
+  the authenticator signed, which no fuzzer can make: ``POST /api/passkeys/register`` and
+  ``/signin`` answer such a one 400 ``bad-challenge`` or ``bad-passkey`` (403 signing in), as
+  the document says.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ checks.negative_data_rejection.expected-statuses = [400, 403, 426]
 [[operations]]
 include-path-regex = "^/api/(replay|analysis)$"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 403, 404, 409, 429, "5XX"]
+
+[[operations]]
+include-path-regex = "^/api/passkeys/(register|signin)$"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 403, 404, "5XX"]
 
 [[operations]]
 include-path = "/api/analysis"

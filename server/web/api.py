@@ -97,6 +97,14 @@ HTTP_CODES: dict[str, str] = {
     "too-many-sockets": "an address over its WebSocket cap (403)",
     "store-down": "the store does not answer (503)",
     "draining": "the node is shutting down (503, /readyz)",
+    "no-player": "no player: this browser has none yet (PATCH /api/me), or no player has that id",
+    "bad-name": "a display name the name rules refuse (PATCH /api/me; the reason is the message)",
+    "archive-down": "the archive's database does not answer (503)",
+    "no-game": "no finished game has that id (/g/{id}, /api/archive/{id})",
+    "bad-page": "a page number that is not a number from 0 (/api/players/{id}/games)",
+    "bad-challenge": "a passkey challenge that is unknown, used or expired",
+    "bad-passkey": "a passkey response the WebAuthn check refuses",
+    "unknown-passkey": "a passkey that belongs to no player here (403)",
 }
 PROBLEM_CODES = sorted({*P.ERRORS, *HTTP_CODES})
 

@@ -176,8 +176,9 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
     the types their bodies are declared with."""
     from server.web import players as P
 
-    def ok(name: str | None, what: str) -> dict[str, Any]:
-        schema = {"$ref": f"#/components/schemas/{name}"} if name else {"type": "object"}
+    def ok(name: str | None, what: str, many: bool = False) -> dict[str, Any]:
+        schema: dict[str, Any] = {"$ref": f"#/components/schemas/{name}"} if name else {}
+        schema = {"type": "array", "items": schema} if many else schema or {"type": "object"}
         return {"description": what, "content": {"application/json": {"schema": schema}}}
 
     problem = {
@@ -194,6 +195,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
     def param(name: str) -> list[dict[str, Any]]:
         return [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}]
 
+    refused = (408, 413, 415, 503)  # what a body may be refused with (server/web/httpguard.py)
     ceremony = {"challenge": "its id", "options": "the WebAuthn options, as JSON"}
     paths: dict[str, Any] = {
         "/api/me": {
@@ -212,7 +214,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             "patch": {
                 "summary": "Name the player",
                 "requestBody": body("NameChange"),
-                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 404, 503)},
+                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 404, *refused)},
             },
             "delete": {
                 "summary": "Delete the player: sessions, passkeys, ratings; the games stay, anonymous",
@@ -235,7 +237,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             "post": {
                 "summary": "Add the passkey made",
                 "requestBody": body("Answer"),
-                "responses": {"201": ok("Me", "The player"), **fails(400, 404, 503)},
+                "responses": {"201": ok("Me", "The player"), **fails(400, 404, *refused)},
             }
         },
         "/api/passkeys/signin/options": {
@@ -248,7 +250,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             "post": {
                 "summary": "Sign in: a new session for the passkey's player",
                 "requestBody": body("Answer"),
-                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 503)},
+                "responses": {"200": ok("Me", "The player"), **fails(400, 403, *refused)},
             }
         },
         "/api/archive/{id}": {
@@ -283,7 +285,10 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             "get": {
                 "summary": "The best established ratings in a game",
                 "parameters": param("game"),
-                "responses": {"200": ok(None, "A list of Standing"), **fails(404, 503)},
+                "responses": {
+                    "200": ok("Standing", "The best, highest first", many=True),
+                    **fails(404, 503),
+                },
             }
         },
     }

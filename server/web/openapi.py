@@ -21,6 +21,7 @@ from server.rooms import protocol as P
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archive import openapi_paths
 from server.web.lobby import WS_NOTE, with_lobby
+from server.web.shapes import REPLAY_VIEW, UPGRADE, create_room_schema
 
 JSON = "application/json"
 
@@ -63,63 +64,6 @@ def _body(schema: dict[str, Any], example: Any = None) -> dict[str, Any]:
     if example is not None:
         media["example"] = example
     return {"required": True, "content": {JSON: media}}
-
-
-def create_room_schema(generated: dict[str, Any]) -> dict[str, Any]:
-    """``CreateRoom`` as the server checks it: one shape per game, each option one of the
-    values its profile allows (``engine.load`` refuses others: 400 bad-game)."""
-    variants = []
-    for profile in engine.profiles():
-        options = {
-            o.name: {"enum": list(o.choices), "default": o.default, "description": o.title}
-            for o in profile.options
-        }
-        properties = {
-            **generated["properties"],
-            "game": {"const": profile.name, "description": profile.title},
-            "options": {"type": "object", "properties": options, "additionalProperties": False},
-        }
-        shape = {"title": profile.name, "type": "object", "properties": properties}
-        variants.append({**shape, "required": generated["required"], "additionalProperties": False})
-    return {"description": generated.get("description", ""), "oneOf": variants}
-
-
-# POST /api/replay's answer (engine.records.replay_view).
-REPLAY_VIEW = {
-    "type": "object",
-    "properties": {
-        "game": {"type": "string"},
-        "options": {"type": "object"},
-        "states": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "position": {"type": "string"},
-                    "board": {"type": "object"},
-                    "to_move": {"type": ["integer", "null"]},
-                    "last": {"type": ["object", "null"]},
-                },
-                "required": ["position", "board", "to_move", "last"],
-            },
-        },
-        "outcome": {"type": ["object", "null"]},
-        "adjudication": {"type": ["string", "null"]},
-    },
-    "required": ["game", "options", "states", "outcome", "adjudication"],
-}
-
-
-# What makes a GET /ws an upgrade (RFC 6455 4.1); without them: 426 upgrade-required.
-UPGRADE = [
-    {"name": name, "in": "header", "required": True, "schema": schema}
-    for name, schema in (
-        ("Upgrade", {"const": "websocket"}),
-        ("Connection", {"const": "Upgrade"}),
-        ("Sec-WebSocket-Key", {"type": "string", "pattern": "^[A-Za-z0-9+/]{22}==$"}),
-        ("Sec-WebSocket-Version", {"const": "13"}),
-    )
-]
 
 
 def _example_record() -> dict[str, Any]:

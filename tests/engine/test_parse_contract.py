@@ -1,7 +1,9 @@
 """The parse contract of every profile (``engine/core.py``): in any position, ``parse`` returns
 the move for every legal move's text and refuses every other well-formed move text with
-``IllegalMove``, never handing ``apply`` a move it would refuse. Positions are drawn by
-hypothesis as random legal games from the start, under each profile's options."""
+``IllegalMove``, never handing ``apply`` a move it would refuse. Positions are random legal
+games from the start, under each profile's options, from fixed seeds: the same 300 positions
+every run (hypothesis drew them once, and a deprecation warning raised inside its engine on one
+CI run made the test fail as "flaky" with no rule broken)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,6 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import engine
 from engine.sowing import PIT_NAMES
@@ -40,13 +40,13 @@ def test_every_profile_and_option_is_drawn():
     assert {g.family for g in GAMES} == set(WELL_FORMED)
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    game=st.sampled_from(GAMES),
-    seed=st.integers(0, 2**32 - 1),
-    plies=st.integers(0, 200),
-)
-def test_parse_accepts_exactly_the_legal_moves(game, seed, plies):
+_DRAW = random.Random(2026)
+CASES = [(_DRAW.choice(GAMES), _DRAW.getrandbits(32), _DRAW.randint(0, 200)) for _ in range(300)]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_parse_accepts_exactly_the_legal_moves(case):
+    game, seed, plies = CASES[case]
     rand = random.Random(seed)
     state = game.start()
     for _ in range(plies):

@@ -1,0 +1,72 @@
+"""Schemas of ``GET /api/openapi.json`` that no Struct declares (``server/web/openapi.py``
+puts them in the document): ``POST /api/rooms``'s body as the server checks it, one shape per
+game profile and its options; ``POST /api/replay``'s answer; what makes ``GET /ws`` an upgrade."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+
+RATED = {"rated": {"const": True}, "mode": {"const": "friend"}}
+STRICT = {"type": "object", "additionalProperties": False}
+
+
+def create_room_schema(generated: dict[str, Any]) -> dict[str, Any]:
+    """``CreateRoom`` as the server checks it: one shape per game, each option one of the
+    values its profile allows (``engine.load`` refuses others: 400 bad-game)."""
+    variants = []
+    for profile in engine.profiles():
+        options = {
+            o.name: {"enum": list(o.choices), "default": o.default, "description": o.title}
+            for o in profile.options
+        }
+        properties = {
+            **generated["properties"],
+            "game": {"const": profile.name, "description": profile.title},
+            "options": {"type": "object", "properties": options, "additionalProperties": False},
+        }
+        # Only games between people are rated: ``rated: true`` takes a friend room.
+        for kind, more in (("", {"rated": {"const": False}}), (" rated", RATED)):
+            shape = {"title": profile.name + kind, "properties": {**properties, **more}}
+            required = [*generated["required"], *(["rated"] if kind else [])]
+            variants.append({**shape, **STRICT, "required": required})
+    return {"description": generated.get("description", ""), "oneOf": variants}
+
+
+# POST /api/replay's answer (engine.records.replay_view).
+REPLAY_VIEW = {
+    "type": "object",
+    "properties": {
+        "game": {"type": "string"},
+        "options": {"type": "object"},
+        "states": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "position": {"type": "string"},
+                    "board": {"type": "object"},
+                    "to_move": {"type": ["integer", "null"]},
+                    "last": {"type": ["object", "null"]},
+                },
+                "required": ["position", "board", "to_move", "last"],
+            },
+        },
+        "outcome": {"type": ["object", "null"]},
+        "adjudication": {"type": ["string", "null"]},
+    },
+    "required": ["game", "options", "states", "outcome", "adjudication"],
+}
+
+
+# What makes a GET /ws an upgrade (RFC 6455 4.1); without them: 426 upgrade-required.
+UPGRADE = [
+    {"name": name, "in": "header", "required": True, "schema": schema}
+    for name, schema in (
+        ("Upgrade", {"const": "websocket"}),
+        ("Connection", {"const": "Upgrade"}),
+        ("Sec-WebSocket-Key", {"type": "string", "pattern": "^[A-Za-z0-9+/]{22}==$"}),
+        ("Sec-WebSocket-Version", {"const": "13"}),
+    )
+]
