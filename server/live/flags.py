@@ -5,7 +5,7 @@ has passed by the store's clock (``server/store/deadlines.py``; each claimed by 
 judges a ``Flag`` on each through the node's write path, which ends the game on time
 (``timeout``) or aborts it (``aborted``) if its deadline really passed, and changes nothing if
 a move came first. The room's next deadline, if any, goes back in the index. The node's
-write path indexes each new deadline before it stores the change (``index``).
+write path indexes each new deadline ahead of the change that makes it (``index``).
 """
 
 from __future__ import annotations

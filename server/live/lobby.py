@@ -152,7 +152,7 @@ class Lobby:
         token, seek_id = R.new_token(), secrets.token_urlsafe(9)
         if isinstance(msg, S.Seek):
             try:
-                game = engine.load(msg.game, **msg.options)
+                game = R.load_game(msg.game, msg.options)
             except engine.BadOptions as exc:
                 raise Refused("bad-message", f"Not a game to seek: {exc}") from None
             if msg.rated and player is None:

@@ -273,10 +273,21 @@ _games: dict[tuple[Any, ...], engine.Game] = {}
 
 def game_of(room: Room) -> engine.Game:
     """The room's game object (loaded once per profile and options)."""
-    key = (room.game, tuple(sorted(room.options.items())))
-    game = _games.get(key)
-    if game is None:
-        game = _games[key] = engine.load(room.game, **room.options)
+    return load_game(room.game, room.options)
+
+
+def load_game(name: str, options: dict[str, Any]) -> engine.Game:
+    """``engine.load(name, **options)``, once per profile and options (engine.BadOptions for
+    a bad game; options that cannot be a key are bad too)."""
+    try:
+        key = (name, tuple(sorted(options.items())))
+        game = _games.get(key)
+    except TypeError:  # an unhashable or unorderable option value
+        raise engine.BadOptions(f"options of {name!r} must be plain values") from None
+    # True == 1, but the registry refuses a bool for a number: a value of another type than
+    # the game's own is loaded (and refused) by the engine, never found here.
+    if game is None or any(type(game.options.get(k)) is not type(v) for k, v in options.items()):
+        game = _games[key] = engine.load(name, **options)
     return game
 
 
@@ -345,7 +356,7 @@ def create(
     """A new room and the creator's token and sides (linked to ``player``, the creator's
     identity, if known); ``rated``: a friend game that moves ratings. engine.BadOptions for a
     bad game."""
-    game = engine.load(game_name, **options)
+    game = load_game(game_name, options)
     if level not in LEVELS:
         raise Refused(
             "bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}."

@@ -37,8 +37,8 @@ def aborted() -> engine.Outcome:
 
 def started(room: Room) -> bool:
     """Both sides have made a move in this game: the clocks run."""
-    sides = {p.side for p in room.history}
-    return 0 in sides and 1 in sides
+    history = room.history  # the other side's first move comes within a few plies
+    return bool(history) and any(p.side != history[0].side for p in history)
 
 
 def ready(room: Room) -> bool:

@@ -5,8 +5,8 @@ Two sorted sets in one hash slot (``{deadlines}``), so each script touches one s
     <prefix>clock:{deadlines}          room id -> deadline (store ms)
     <prefix>clock:{deadlines}:claimed  room id -> until when a node holds it (store ms)
 
-A node indexes a clocked room's deadline *before* the compare-and-set that gives it
-(``ZADD LT``: an entry only moves earlier), so the index never says later than the truth: a
+A node indexes a clocked room's deadline *ahead of* the compare-and-set that gives it (written
+first, in the same write; ``ZADD LT``: an entry only moves earlier), so the index never says later than the truth: a
 node that dies between the two leaves an entry that wakes a node early, which re-judges the
 room and finds nothing to do. Every node claims what is due by the store's clock (``TIME``
 in the script) and judges it; a claim moves the entry to the claimed set for a lease, so each
