@@ -295,7 +295,7 @@ class Node:
             room, presence, now, self.settings.absent_ms, watchers(members, now)
         )
         local = self.local.get(room_id)
-        if local is not None and (local.full is None or local.full[0] <= room.rev):
+        if local is not None:  # the store's, even older (a late read costs one reread later)
             local.full = (room.rev, room.stamp, message, time.monotonic())
             local.board = (room.stamp, message.board)
         return room, message, presence

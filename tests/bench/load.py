@@ -10,7 +10,8 @@
 in turn, so a round's ratios say what a clock costs a move. ``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
 ``--nodes`` separate nodes; ``--roots`` runs the servers of other checkouts
 (today's main against a change; ``DIR@state`` makes that root's players join
-with ``acks: "state"``); ``--rounds`` repeats every configuration,
+with ``acks: "state"``, ``DIR@state/moves`` also with ``states: "moves"``, as the browser
+does: they then take each move as a ``moved`` message); ``--rounds`` repeats every configuration,
 interleaved, and ends with each one's median and its ratio to the first
 configuration in the same round (the machine is shared: ratios travel, absolute
 figures do not). ``--server-cpus``/``--generator-cpus`` pin them (``taskset``).
