@@ -18,6 +18,7 @@ import { ChoiceBox } from "./choices.js";
 import { FinishedGame } from "./finished.js";
 import { ensurePlayer } from "./identity.js";
 import { RoomReports } from "./reports.js";
+import { updateClocks } from "./clock.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -91,6 +92,7 @@ function onMessage(m) {
       }
       if (ui.state && !m.resync) noticeChanges(ui.state, m);
       ui.state = m;
+      updateClocks(m, ui.sides);
       ui.received = performance.now();
       if (ui.pending && (m.last?.id === ui.pending || (ui.acked !== null && m.version >= ui.acked))) {
         ui.pending = null;

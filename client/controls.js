@@ -51,6 +51,7 @@ export function wireControls({ send, intentId, state, render, join }) {
   $("#handover").addEventListener("click", () => send({ t: "hand_over", id: intentId() }));
   $("#reclaim").addEventListener("click", () => send({ t: "reclaim", id: intentId() }));
   $("#hint").addEventListener("click", () => send({ t: "hint", id: intentId() }));
+  $("#abort").addEventListener("click", () => send({ t: "abort", id: intentId() })); // clock.js shows it
   $("#copy").addEventListener("click", async () => {
     const input = $("#share-url");
     try {

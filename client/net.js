@@ -76,6 +76,8 @@ export class Connection {
 
   send(message) {
     if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    // A clocked game credits a move its network lag, within bounds (server/PROTOCOL.md, "Clocks").
+    if (message.t === "move" && this.lag) message = { ...message, lag: this.lag };
     this.ws.send(JSON.stringify(message));
     if (message.t === "move" && message.id) this.awaitAnswer(message.id);
     return true;
@@ -117,7 +119,11 @@ export class Connection {
       } catch {
         return;
       }
-      if (message.t === "pong") return;
+      if (message.t === "pong") {
+        // Half the round trip of the latest ping: the lag a move reports.
+        if (message.n === this.pingNo && this.pingAt) this.lag = Math.min(5000, Math.round((performance.now() - this.pingAt) / 2));
+        return;
+      }
       if (message.t === "welcome") {
         this.welcomed = true;
         // The join's own state follows at once; if it does not come, join again.
@@ -238,6 +244,7 @@ export class Connection {
       }
       if (ws.readyState === WebSocket.OPEN && now - this.pinged >= PING_MS) {
         this.pinged = now;
+        this.pingAt = performance.now();
         ws.send(JSON.stringify({ t: "ping", n: ++this.pingNo }));
       }
     }, CHECK_MS);

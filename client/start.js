@@ -6,6 +6,7 @@ import { $, h, show } from "./dom.js";
 import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { ensurePlayer, wireMe } from "./identity.js";
 import { openReplay } from "./replay.js";
+import { redrawLobby, seek, startLobby } from "./lobby.js";
 
 let games = [];
 
@@ -57,6 +58,7 @@ function drawOptions() {
 function drawMode() {
   const mode = $("input[name=mode]:checked").value;
   show($("#computer-box"), mode === "computer");
+  show($("#clock-box"), mode === "friend" || mode === "lobby");
   show($("#side-box"), mode !== "local");
 }
 
@@ -72,6 +74,12 @@ async function submit(event) {
   const mode = $("input[name=mode]:checked").value;
   const request = { game: game.name, options, mode, side: $("input[name=side]:checked").value, level: $("#level").value };
   settings.setName($("#name").value);
+  const [initial, increment] = $("#clock").value.split("+").map(Number);
+  const clock = $("#clock").value && (mode === "friend" || mode === "lobby") ? { initial_ms: initial, increment_ms: increment } : undefined;
+  const rated = $("#rated").checked;
+  if (mode === "lobby") return seek({ game: game.name, options, clock: clock ?? null, side: request.side, rated });
+  if (mode === "friend" && rated) request.rated = true;
+  if (clock) request.clock = clock;
   const go = $("#go");
   go.disabled = true;
   try {
@@ -109,7 +117,11 @@ async function upload() {
 async function init() {
   languagePicker($("#lang"));
   applyI18n(document);
-  onLangChange(() => games.length && drawGames());
+  onLangChange(() => {
+    if (games.length) drawGames();
+    redrawLobby();
+  });
+  startLobby();
   for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", drawMode);
   drawMode();
   $("#new-game").addEventListener("submit", submit);

@@ -96,6 +96,8 @@ export function resultText(s, sides, sideName) {
   const agreed = o.adjudication === "agreement" || o.reason === "agreement";
   if (agreed) {
     // "Draw by agreement." says both.
+  } else if (o.adjudication === "aborted") {
+    parts.push(t("result.aborted"));
   } else if (o.winner === null || o.winner === undefined) {
     parts.push(t(o.adjudication === "safety-stop" ? "result.noWinner" : "result.draw"));
   } else if (sides.length === 1) {

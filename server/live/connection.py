@@ -238,6 +238,8 @@ class Host(Protocol):
 
     async def detach(self, conn: Conn) -> None: ...
 
+    def in_lobby(self, conn: Conn) -> bool: ...
+
 
 async def serve(ws: WebSocket, conn: Conn, node: Host) -> None:
     """Read the socket's frames until it closes; answer each through the node.
@@ -252,8 +254,10 @@ async def serve(ws: WebSocket, conn: Conn, node: Host) -> None:
     try:
         while not conn.closing:
             if conn.room is None:
+                # A lobby's socket joins no room (server/live/lobby.py): no deadline for it.
+                wait = None if node.in_lobby(conn) else max(0.0, join_by - loop.time())
                 try:
-                    message = await asyncio.wait_for(ws.receive(), max(0.0, join_by - loop.time()))
+                    message = await asyncio.wait_for(ws.receive(), wait)
                 except TimeoutError:
                     conn.send_msg(P.error("not-joined", "Join a room first; closing."))
                     await conn.flushed()

@@ -34,8 +34,10 @@ from server.live.archiving import Archiver
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn
 from server.live.fanout import Fanout
+from server.live.flags import Flags
 from server.live.handlers import HANDLERS
 from server.live.identity import Identities
+from server.live.lobby import Lobby
 from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
@@ -43,10 +45,11 @@ from server.ops import collector, health, metrics
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms import tally
+from server.rooms import seeks, tally
 from server.rooms.notice import Notice, NoticeKind, encode_notice
 from server.rooms.room import Position, Refused, Room, computer_to_move, decode_room, encode_room
 from server.rooms.view import state_message
+from server.store.deadlines import Deadlines
 from server.store.store import Store, presence_by_side, watchers
 
 log = logging.getLogger("nyumba.node")
@@ -89,6 +92,11 @@ class Node:
             self.archiver = Archiver(settings, store, archive, self.clock, self.change, offload)
             self.identities = identities or Identities(archive)
         self._tasks: list[asyncio.Task[None]] = []
+        # Clocks and the lobby (server/live/flags.py, server/live/lobby.py)
+        self.flags = Flags(Deadlines(store.link, store.prefix), self.change)
+        self.lobby = Lobby(
+            settings, store, self.node_id, self.create_room, archive, self.identities
+        )
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -103,6 +111,8 @@ class Node:
         ]
         if self.archiver is not None:
             self._tasks.append(asyncio.create_task(self.archiver.sweep_forever(), name="archive"))
+        self._tasks.append(asyncio.create_task(self.flags.watch(), name="flags"))
+        await self.lobby.start()
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -112,6 +122,8 @@ class Node:
                 await t
         if self.archiver is not None:
             await self.archiver.stop()
+        await self.lobby.stop()
+        await self.flags.stop()
         await self.fanout.stop()
         self.computer.close()
 
@@ -190,6 +202,11 @@ class Node:
                         current.stamp,
                     )
                 )
+            indexing = None  # a clocked room's deadline is indexed before it is stored (flags.py):
+            if new.clock is not None:  # its command written ahead of the compare-and-set's
+                indexing = asyncio.ensure_future(self.flags.index(current, new))
+                indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
+                await asyncio.sleep(0)
             result = await self.store.cas(
                 room_id,
                 current.rev,
@@ -200,6 +217,8 @@ class Node:
                 stamp=new.stamp,
                 expected_stamp=current.stamp,
             )
+            if indexing is not None:
+                await indexing
             if result == 0:
                 self.keep(new, members)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
@@ -266,6 +285,8 @@ class Node:
                 conn.send_state(current[0].rev, P.encode(current[1]))
 
     async def create_room(self, room: Room) -> bool:
+        if room.clock is not None:
+            await self.flags.index(None, room)
         made = await self.store.create(
             room.id,
             room.rev,
@@ -277,7 +298,11 @@ class Node:
             metrics.count(tally.created(room))
         return made
 
+    def in_lobby(self, conn: Conn) -> bool:
+        return conn in self.lobby.known
+
     async def detach(self, conn: Conn) -> None:
+        await self.lobby.leave(conn)
         await self.presence.leave(conn)
         await conn.stop()
 
@@ -304,7 +329,9 @@ class Node:
         started, result = time.perf_counter(), "ok"
         try:
             handler = HANDLERS.get(type(msg))
-            if handler is None:  # an intent that changes the room
+            if isinstance(msg, seeks.LOBBY):
+                await self.lobby.handle(conn, msg)
+            elif handler is None:  # an intent that changes the room
                 await self.intent(conn, msg)
             else:
                 await handler(self, conn, msg)

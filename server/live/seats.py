@@ -24,6 +24,7 @@ from server.computer.pool import Computer
 from server.live.local import LocalRoom
 from server.rooms.judge import ComputerMove
 from server.rooms.room import Change, computer_to_move, decode_room
+from server.rooms.timing import within_clock
 from server.store.store import Store
 
 # The node's one write path (``Node.change``): judge an intent on a room, store what changed.
@@ -107,7 +108,7 @@ class ComputerSeats:
             hashlib.sha256(f"{room.id}:{room.game_no}:{room.version}".encode()).digest()[:8],
             "big",
         )
-        level = room.seats[side].level or room.handover_level
+        level = within_clock(room, side, room.seats[side].level or room.handover_level)
         try:
             text = await self.computer.choose(
                 room.game, room.options, room.state, level, seed, self.owner(room_id)

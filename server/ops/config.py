@@ -87,6 +87,10 @@ _HELP = {
     "NYUMBA_LOG_LEVEL": "least severe log level written",
     "NYUMBA_LOG_FORMAT": "log lines as text, or one JSON object a line",
     "NYUMBA_ACCESS_LOG": "a log line per HTTP request and WebSocket",
+    "NYUMBA_SEEKS_PER_ADDRESS": "open seeks one client address may hold in the lobby, all nodes together",
+    "NYUMBA_SEEKS_PER_NODE": "open seeks one node holds for its connections",
+    "NYUMBA_QUICK_POOLS": "the start page's quick-pairing buttons: game[:option=value…]@initial_s+increment_s, comma-separated",
+    "NYUMBA_ABORT_MS": "a clocked game is aborted if a side has not made its first move within this",
     "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
 }
 
@@ -107,6 +111,8 @@ def _bounded(ge: float, le: float, env: str, allowed: str | None = None) -> Meta
 
 
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
+_POOL = r"[a-z0-9-]+(:[a-z_]+=[a-z0-9]+)*@[0-9]{1,5}\+[0-9]{1,3}"
+_POOLS = rf"^{_POOL}(,{_POOL})*$"
 _DATABASE_URL = r"^(sqlite|postgres|postgresql)(\+[a-z0-9]+)?://\S+$"
 
 
@@ -186,6 +192,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = "127.0.0.1"
     sockets_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SOCKETS_PER_ADDRESS")] = 100
     join_deadline_ms: Annotated[int, _bounded(100, 600_000, "NYUMBA_JOIN_DEADLINE_MS")] = 10_000
+    # The lobby and clocks (server/live/lobby.py, server/rooms/clock.py)
+    seeks_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SEEKS_PER_ADDRESS")] = 8
+    seeks_per_node: Annotated[int, _bounded(1, 10_000_000, "NYUMBA_SEEKS_PER_NODE")] = 20_000
+    abort_ms: Annotated[int, _bounded(1000, 3_600_000, "NYUMBA_ABORT_MS")] = 30_000
+    quick_pools: Annotated[
+        str, Meta(pattern=_POOLS, extra=_v("NYUMBA_QUICK_POOLS", "such as kalah:seeds=4@180+2"))
+    ] = "kalah:seeds=4@180+2,oware@300+3,bao-kiswahili@600+5"
     # Arrivals per minute (server/live/arrivals.py says why these are above what browsers do).
     opens_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_OPENS_PER_MINUTE")] = 200
     joins_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_JOINS_PER_MINUTE")] = 200

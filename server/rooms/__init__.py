@@ -6,10 +6,10 @@ seats (``room``), the answers kept for intent ids (``answers``), what a finished
 (``finished``), Glicko-2 ratings (``glicko2``), the judging of every
 intent (``judge``: ``judge(room, intent, context) -> Change``, one dispatch table), the
 views drawn from a room (``view``: the ``state`` message, history, record) and the
-notices a room's channel carries between nodes (``notice``).
+notices a room's channel carries between nodes (``notice``), game clocks (``clock``, and
+``timing``: a clock through every intent) and the lobby's seeks (``seeks``).
 
 May import: ``engine``, msgspec and the standard library — no I/O (no asyncio, no store,
 no sockets, no HTTP; import-linter checks it). Everything here is a function of values,
-so it is tested without a server. Future pure decisions live here too: clock charging,
-lobby pairing.
+so it is tested without a server.
 """

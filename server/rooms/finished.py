@@ -84,7 +84,10 @@ def with_finished(room: Room, entry: Finished) -> list[Finished]:
 
 
 def ended(room: Room, now_ms: int) -> Room:
-    """``room``, whose change just set its outcome, with the game waiting for the archive."""
+    """``room``, whose change just set its outcome, with the game waiting for the archive
+    (an aborted game has no result: nothing is kept)."""
+    if room.outcome is not None and room.outcome.adjudication == "aborted":
+        return room
     entry = finished(room, now_ms)
     return msgspec.structs.replace(room, archive_id=entry.id, waiting=with_finished(room, entry))
 

@@ -39,6 +39,8 @@ from server.rooms.room import (
     token_sides,
 )
 from server.rooms.tally import timed
+from server.rooms.timing import COMMANDS as TIMED
+from server.rooms.timing import run
 
 GAMES_KEPT = 20
 
@@ -358,7 +360,7 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         return Change(room, reply=kept, resent=True)
     pos = pos or Position(room)
     try:
-        change = COMMANDS[type(intent)](room, pos, intent, ctx)
+        change = run(COMMANDS[type(intent)], room, pos, intent, ctx)
     except Refused as r:
         change = Change(room, reply=P.error(r.code, r.message, getattr(intent, "id", None)))
     if room.offer is not None and change.room.offer != room.offer:
@@ -393,4 +395,5 @@ COMMANDS: dict[type, Command] = {
     ComputerMove: computer_move,
     Keep: keep,
     Archived: archived,
+    **TIMED,
 }

@@ -18,7 +18,8 @@ from msgspec import Meta
 
 from engine.analysis import Analysis
 from engine.core import Choice, Outcome, Step
-from server.rooms import names
+from server.rooms import names, seeks
+from server.rooms.clock import Clock
 
 # Bounds shared by the declarations (hardening issue tightens these further).
 RoomId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -80,6 +81,7 @@ class Move(_In, frozen=True, tag="move"):
     version: Version
     move: MoveText
     id: IntentId
+    lag: Annotated[int, Meta(ge=0, le=60_000)] | None = None  # ms, measured (clocked rooms)
 
 
 class Resign(_In, frozen=True, tag="resign"):
@@ -137,13 +139,23 @@ class Hint(_In, frozen=True, tag="hint"):
     id: IntentId | None = None
 
 
+class Abort(_In, frozen=True, tag="abort"):
+    """A clocked game before both sides' first moves: end it without a result."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
 class Ping(_In, frozen=True, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
     n: Annotated[int, Meta(ge=0, le=2**53)] = 0
 
 
-ClientMessage = Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Ping
+ClientMessage = (
+    Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Ping
+    | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
+)  # fmt: skip
 
 
 class _Out(msgspec.Struct, frozen=True, tag_field="t", omit_defaults=False, gc=False):
@@ -224,6 +236,7 @@ class State(_Out, frozen=True, tag="state"):
     resync: bool = False
     # Once the game is over: its permanent id; the game's page is /g/{archive} (server/PROTOCOL.md).
     archive: str | None = None
+    clock: Clock | None = None  # a clocked game's clocks (server/rooms/clock.py)
 
 
 class Ack(_Out, frozen=True, tag="ack"):
@@ -271,7 +284,10 @@ class Expiring(_Out, frozen=True, tag="expiring"):
     in_ms: int
 
 
-ServerMessage = Welcome | State | Ack | Error | OfferMade | HintMove | Pong | Expiring
+ServerMessage = (
+    Welcome | State | Ack | Error | OfferMade | HintMove | Pong | Expiring
+    | seeks.Lobby | seeks.Seeking | seeks.Paired
+)  # fmt: skip
 
 # -- HTTP answers -------------------------------------------------------------------------
 
@@ -321,6 +337,7 @@ ERRORS: dict[str, str] = {
     "rate-limited": "Too many messages.",
     "room-full": "The room has as many visitors as it can take.",
     "internal": "The server could not handle that message; nothing changed.",
+    **seeks.ERRORS,
 }
 
 _decoder = msgspec.json.Decoder(ClientMessage)

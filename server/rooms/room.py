@@ -23,6 +23,7 @@ import msgspec
 import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
+from server.rooms.clock import ClockRec, Control, fresh
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -119,6 +120,7 @@ class Room(msgspec.Struct, gc=False):
     rated: bool = False  # the game changes its players' ratings (lobby games may be)
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
+    clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
 
 
 # A room in the store: msgpack, one encoder and one decoder built once.
@@ -203,10 +205,21 @@ _games: dict[tuple[Any, ...], engine.Game] = {}
 
 def game_of(room: Room) -> engine.Game:
     """The room's game object (loaded once per profile and options)."""
-    key = (room.game, tuple(sorted(room.options.items())))
-    game = _games.get(key)
-    if game is None:
-        game = _games[key] = engine.load(room.game, **room.options)
+    return load_game(room.game, room.options)
+
+
+def load_game(name: str, options: dict[str, Any]) -> engine.Game:
+    """``engine.load(name, **options)``, once per profile and options (engine.BadOptions for
+    a bad game; options that cannot be a key are bad too)."""
+    try:
+        key = (name, tuple(sorted(options.items())))
+        game = _games.get(key)
+    except TypeError:  # an unhashable or unorderable option value
+        raise engine.BadOptions(f"options of {name!r} must be plain values") from None
+    # True == 1, but the registry refuses a bool for a number: a value of another type than
+    # the game's own is loaded (and refused) by the engine, never found here.
+    if game is None or any(type(game.options.get(k)) is not type(v) for k, v in options.items()):
+        game = _games[key] = engine.load(name, **options)
     return game
 
 
@@ -269,11 +282,13 @@ def create(
     now_ms: int,
     player: str | None = None,
     rated: bool = False,
+    clock: Control | None = None,
+    abort_ms: int = 30_000,
 ) -> tuple[Room, str, list[int]]:
     """A new room and the creator's token and sides (linked to ``player``, the creator's
     identity, if known); ``rated``: a friend game that moves ratings. engine.BadOptions for a
     bad game."""
-    game = engine.load(game_name, **options)
+    game = load_game(game_name, options)
     if level not in LEVELS:
         raise Refused(
             "bad-message", f"Unknown computer level {level!r}; use one of {', '.join(LEVELS)}."
@@ -304,6 +319,7 @@ def create(
         stamp=new_stamp(),
         started_ms=0 if mode == "friend" else now_ms,  # a friend room starts when joined
         rated=rated,
+        clock=None if clock is None else fresh(clock, now_ms, abort_ms),
     )
     return room, token, sides
 

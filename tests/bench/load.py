@@ -3,10 +3,11 @@
     python tests/bench/load.py [--rooms 200] [--rate 0] [--seconds 10] [--nodes 1]
                                [--idle 2000] [--computer-rooms 10 [--level L]] [--analyses 0,4]
                                [--timeline] [--redis-url URL ...] [--env NAME=VALUE]
-                               [--workers 1,2] [--roots DIR,DIR] [--rounds R]
+                               [--workers 1,2] [--roots DIR,DIR] [--rounds R] [--clocks 0,MS]
                                [--server-cpus 0-1] [--generator-cpus 1] [--store-cpus 1]
 
-``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
+``--clocks 0,600000`` plays the same rooms without a clock and with one (10 min each side)
+in turn, so a round's ratios say what a clock costs a move. ``--workers 1,2`` runs one ``nyumba serve --workers N`` per count instead of
 ``--nodes`` separate nodes; ``--roots`` runs the servers of other checkouts
 (today's main against a change; ``DIR@state`` makes that root's players join
 with ``acks: "state"``); ``--rounds`` repeats every configuration,
@@ -139,6 +140,7 @@ class Player:
 
 
 JOIN_EXTRA: dict[str, str] = {}  # {"acks": "state"} with --acks state
+ROOM_EXTRA: dict[str, object] = {}  # {"clock": {...}} with --clocks (a clocked room's moves)
 
 
 async def open_room(
@@ -146,7 +148,7 @@ async def open_room(
 ) -> tuple[str, list[Player]]:
     for attempt in range(3):
         try:
-            r = (await http.post(base + "/api/rooms", json={"game": "kalah"})).json()
+            r = (await http.post(base + "/api/rooms", json={"game": "kalah", **ROOM_EXTRA})).json()
             break
         except httpx.TransportError:  # a kept-alive connection the server closed as it was reused
             if attempt == 2:
@@ -405,6 +407,11 @@ def main() -> None:
     )
     ap.add_argument("--timeline", action="store_true", help="also print each second's figures")
     ap.add_argument(
+        "--clocks",
+        default="0",
+        help="each room's clock, initial ms (0: none), in turn, e.g. 0,600000: what a clock costs",
+    )
+    ap.add_argument(
         "--redis-url",
         action="append",
         help="a store to measure (REDIS_URL; none: the embedded Valkey); given several times,"
@@ -460,13 +467,17 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     results: dict[tuple, list[dict]] = {}
     try:
         for rnd in range(args.rounds):
-            for root, (kind, count), acks, analyses in [
-                (r, sh, a, int(n))
+            for root, (kind, count), acks, analyses, clock in [
+                (r, sh, a, int(n), int(c))
                 for r, root_acks in roots
                 for sh in shapes
                 for a in (root_acks or args.acks).split(",")
                 for n in args.analyses.split(",")
+                for c in args.clocks.split(",")
             ]:
+                ROOM_EXTRA.clear()
+                if clock:
+                    ROOM_EXTRA["clock"] = {"initial_ms": clock, "increment_ms": 0}
                 JOIN_EXTRA.clear()
                 if acks != "frame":
                     JOIN_EXTRA["acks"] = acks
@@ -494,7 +505,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                         await_workers(servers[0], count)
                     print(
                         f"--- round {rnd + 1} root={root or 'this'} ({servers[0].python}) "
-                        f"{kind}={count} acks={acks} analyses={analyses} "
+                        f"{kind}={count} acks={acks} analyses={analyses} clock={clock} "
                         f"store={store} rooms={args.rooms} "
                         f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
                         + (f" env={' '.join(args.env)}" if args.env else ""),
@@ -505,7 +516,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                         measure(this, servers, embedded.pid if embedded else None, url)
                     )
                     if figures:
-                        key = (str(root or "this"), kind, count, acks, analyses)
+                        key = (str(root or "this"), kind, count, acks, analyses, clock)
                         results.setdefault(key, []).append(figures)
                 finally:
                     if server_cpus:
@@ -549,7 +560,7 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
             return " ".join(f"{r[field] / f[field]:.2f}" for r, f in zip(runs, first) if f[field])
 
         print(
-            f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]}: "
+            f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]} clock={key[5]}: "
             f"moves/s {med('moves_s'):.0f}  "
             f"CPU/move {med('cpu_ms'):.3f} ms (store {med('store_cpu_ms'):.3f})  "
             f"p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "

@@ -1,0 +1,115 @@
+// The start page's lobby: the quick-pairing buttons, the open seeks (live, over the page's own
+// WebSocket: server/PROTOCOL.md, "The lobby"), this page's own seek with its cancel button.
+// Paired, the page keeps its seat token and opens the room. The server pairs; this only shows.
+
+import { settings, tokens } from "./api.js";
+import { $, h, show } from "./dom.js";
+import { known, t } from "./i18n.js";
+
+const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
+const clockLabel = (c) => (c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000}` : t("lobby.noClock"));
+
+const state = { seeks: new Map(), mine: null, quick: [], ws: null, wait: 500, pending: [] };
+let counter = 0;
+
+function send(message) {
+  if (state.ws?.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
+  else state.pending.push(message);
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${scheme}//${location.host}/ws`);
+  state.ws = ws;
+  ws.onopen = () => {
+    state.wait = 500;
+    ws.send(JSON.stringify({ t: "lobby" }));
+    for (const m of state.pending.splice(0)) ws.send(JSON.stringify(m));
+  };
+  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  ws.onclose = () => {
+    // A seek lives with its socket: it went with this one. Watch again after a pause.
+    state.mine = null;
+    setTimeout(connect, state.wait);
+    state.wait = Math.min(state.wait * 2, 10000);
+    draw();
+  };
+}
+
+function onMessage(m) {
+  if (m.t === "lobby") {
+    if (m.full) state.seeks.clear();
+    for (const s of m.seeks) state.seeks.set(s.id, s);
+    for (const id of m.gone) state.seeks.delete(id);
+  } else if (m.t === "seeking") {
+    state.mine = m.status === "open" ? m.seek : null;
+  } else if (m.t === "paired") {
+    tokens.set(m.room, m.token);
+    document.body.dataset.paired = m.room;
+    location.assign(m.url);
+  } else if (m.t === "error") {
+    fail(t("lobby.failed", { msg: m.message }));
+  }
+  draw();
+}
+
+function fail(text) {
+  const el = $("#lobby-error");
+  el.textContent = text;
+  show(el, Boolean(text));
+}
+
+// {game, options, clock, side} -> a seek (paired at once if someone compatible waits).
+export function seek(request) {
+  fail("");
+  const name = settings.name() || undefined;
+  send({ t: "seek", ...request, name, id: `s${Date.now().toString(36)}-${++counter}` });
+}
+
+function seekLine(s) {
+  const who = s.name || t("lobby.anonymous");
+  const rating = s.rating !== null && s.rating !== undefined ? ` (${s.rating}${s.provisional ? "?" : ""})` : "";
+  const what = `${gameName(s.game)} · ${clockLabel(s.clock)}${s.rated ? ` · ${t("lobby.rated")}` : ""}`;
+  const mine = s.id === state.mine;
+  return h("li", { class: "seek", dataset: { seek: s.id, mine: mine ? "1" : "0" } },
+    h("span", { class: "seek-who" }, who + rating),
+    h("span", { class: "seek-what" }, what),
+    mine
+      ? h("span", { class: "muted" }, t("lobby.yours"))
+      : h("button", { type: "button", class: "primary seek-play", onclick: () => accept(s.id) }, t("lobby.play")));
+}
+
+function accept(id) {
+  fail("");
+  send({ t: "accept", seek: id, name: settings.name() || undefined, id: `a${Date.now().toString(36)}-${++counter}` });
+}
+
+function draw() {
+  $("#quick").replaceChildren(
+    ...state.quick.map((q) =>
+      h("button", { type: "button", class: "quick-pool", disabled: Boolean(state.mine),
+        dataset: { game: q.game, clock: q.label },
+        onclick: () => seek({ game: q.game, options: q.options, clock: q.clock, side: "random" }) },
+        h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label))),
+  );
+  const seeks = [...state.seeks.values()];
+  $("#seeks").replaceChildren(...seeks.map(seekLine));
+  show($("#seeks-empty"), seeks.length === 0);
+  const waiting = state.mine !== null && state.mine !== undefined;
+  show($("#seeking"), waiting);
+  document.body.dataset.seeking = waiting ? "1" : "0";
+}
+
+export async function startLobby() {
+  $("#seek-cancel").addEventListener("click", () => state.mine && send({ t: "cancel", seek: state.mine }));
+  try {
+    const r = await fetch("/api/lobby", { headers: { Accept: "application/json" } });
+    state.quick = (await r.json()).quick;
+  } catch {
+    state.quick = [];
+  }
+  draw();
+  connect();
+}
+
+export const redrawLobby = draw;

@@ -1,0 +1,76 @@
+"""The flag watcher: ends clocked games on time on whichever node, with nobody sending.
+
+Every node runs one (``Flags.watch``): every ``PERIOD_S`` it claims the rooms whose deadline
+has passed by the store's clock (``server/store/deadlines.py``; each claimed by one node) and
+judges a ``Flag`` on each through the node's write path, which ends the game on time
+(``timeout``) or aborts it (``aborted``) if its deadline really passed, and changes nothing if
+a move came first. The room's next deadline, if any, goes back in the index. The node's
+write path indexes each new deadline ahead of the change that makes it (``index``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server.ops import health
+from server.rooms.room import Refused, Room
+from server.rooms.timing import Flag, deadline
+from server.store.deadlines import Deadlines
+
+log = logging.getLogger("nyumba.flags")
+
+PERIOD_S = 0.05  # how often a node asks for due deadlines: a flag falls at most this late
+LEASE_MS = 10_000  # a claimed deadline comes back if its node has not judged it by then
+
+Change = Callable[..., Awaitable[Any]]
+
+
+class Flags:
+    def __init__(self, deadlines: Deadlines, change: Change):
+        self.deadlines = deadlines
+        self.change = change
+        self.judging: set[asyncio.Task[None]] = set()
+
+    async def index(self, before: Room | None, after: Room) -> None:
+        """Before ``after`` is stored: put its deadline in the index if it has a new one."""
+        due = deadline(after)
+        if due is not None and (before is None or deadline(before) != due):
+            await self.deadlines.put(after.id, due)
+
+    async def watch(self) -> None:
+        while True:
+            try:
+                await self.once()
+            except RedisError as exc:
+                health.STORE.failed(exc)
+            except Exception:
+                log.exception("the flag watcher failed; it goes on")
+            await asyncio.sleep(PERIOD_S)
+
+    async def once(self) -> int:
+        _, due = await self.deadlines.claim(LEASE_MS)
+        for room_id, _ in due:
+            task = asyncio.create_task(self._judge(room_id), name=f"flag:{room_id}")
+            self.judging.add(task)
+            task.add_done_callback(self.judging.discard)
+        return len(due)
+
+    async def _judge(self, room_id: str) -> None:
+        try:
+            done = await self.change(room_id, Flag(room_id))
+        except Refused:  # the room is gone: nothing to wait for
+            await self.deadlines.release(room_id, None)
+            return
+        await self.deadlines.release(room_id, deadline(done.room))
+
+    async def stop(self) -> None:
+        for task in list(self.judging):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task

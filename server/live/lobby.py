@@ -1,0 +1,310 @@
+"""The lobby on a node: its watchers, its connections' seeks, and the pairings it delivers.
+
+A connection sends ``lobby`` to watch the open seeks (the node sends every open seek, then
+relays the lobby channel's news as ``lobby`` messages), ``seek`` to post one, ``accept`` to
+take a listed one and ``cancel`` to withdraw its own (``server/PROTOCOL.md``, "The lobby").
+The store decides every pairing in one script (``server/store/lobby.py``); this module keeps
+what only this node knows: each of its seeks' connection and seat token. A pairing's news
+reaches the nodes of both seekers (the channel, or else their next refresh); each creates the
+room if it is not there yet — from the pairing alone, so either may — and sends its seeker
+``paired`` with the room and the seat token, once.
+
+A seek lives with its connection: it is cancelled when the connection closes, and the node
+refreshes its seeks' lease in the store every ``REFRESH_S``; a node that dies stops
+refreshing, and every node's sweep drops its seeks within ``LEASE_MS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from redis.exceptions import RedisError
+
+import engine
+from server.archive import games
+from server.archive.db import Database
+from server.live.connection import Conn
+from server.live.identity import Identities
+from server.ops import health
+from server.ops.config import Settings
+from server.rooms import room as R
+from server.rooms import seeks as S
+from server.rooms.room import Refused
+from server.store.lobby import LobbyStore
+
+log = logging.getLogger("nyumba.lobby")
+
+REFRESH_S = 1.0
+LEASE_MS = 3000  # a seek whose node stops refreshing is gone this long after (and a sweep)
+SCAN = 64  # stale or incompatible seeks a pairing looks past in its pool, at most
+KEPT = 16  # answers kept per socket for resent lobby intents
+
+
+@dataclass(slots=True)
+class Mine:
+    """One of this node's seeks: whose connection, its seat token (shown only in ``paired``)."""
+
+    conn: Conn
+    token: str
+    rec: S.SeekRec
+    intent_id: str | None
+
+
+def room_of(pairing: S.Pairing, abort_ms: int) -> R.Room:
+    """The room a pairing makes: the same from the same pairing, on any node."""
+    south, north = pairing.seeks
+    spec = south if south.game else north  # an ``accept`` names no game: the listed seek's
+    room, _, _ = R.create(
+        pairing.room, spec.game, spec.options, "friend", "south", "intermediate",
+        pairing.at_ms, clock=spec.clock, abort_ms=abort_ms,
+    )  # fmt: skip
+    seats = [
+        R.SeatRec("person", rec.token_hash, None, pairing.at_ms, rec.name, rec.player)
+        for rec in pairing.seeks
+    ]
+    rated = spec.rated and south.player is not None and north.player is not None
+    return msgspec.structs.replace(room, seats=seats, rated=rated, started_ms=pairing.at_ms)
+
+
+class Lobby:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Any,
+        node_id: str,
+        create_room: Callable[[R.Room], Awaitable[bool]],
+        archive: Database | None = None,
+        identities: Identities | None = None,
+    ):
+        self.settings = settings
+        self.node_id = node_id
+        self.store = LobbyStore(store.link, store.prefix, store.sharded)
+        self.create_room = create_room
+        self.archive = archive
+        self.identities = identities
+        self.watchers: set[Conn] = set()
+        self.known: set[Conn] = set()  # connections that used the lobby (no join deadline)
+        self.mine: dict[str, Mine] = {}  # seek id -> this node's seek
+        self.of_conn: dict[Conn, str] = {}  # connection -> its open seek's id
+        self.answered: dict[Conn, dict[str, msgspec.Struct]] = {}  # intent ids' answers
+        self.pubsub = store.pubsub()
+        self.pubsub.deliver = self.on_message
+        self._task: asyncio.Task[None] | None = None
+        self._delivering: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        await self.pubsub.subscribe(self.store.channel)
+        self._task = asyncio.create_task(self._refresh_forever(), name="lobby")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+
+    # the connection's messages --------------------------------------------------------
+    async def handle(self, conn: Conn, msg: Any) -> None:
+        self.known.add(conn)
+        if isinstance(msg, S.Watch):
+            await self._watch(conn, msg.on)
+            return
+        intent_id = getattr(msg, "id", None)
+        kept = self.answered.get(conn, {}).get(intent_id) if intent_id else None
+        if kept is not None:
+            conn.send_msg(kept)
+            return
+        if isinstance(msg, S.Cancel):
+            answer = await self._cancel(conn, msg)
+        else:
+            answer = await self._seek(conn, msg)
+        if answer is not None:
+            if intent_id:
+                self._keep(conn, intent_id, answer)
+            conn.send_msg(answer)
+
+    async def _watch(self, conn: Conn, on: bool) -> None:
+        if not on:
+            self.watchers.discard(conn)
+            return
+        self.watchers.add(conn)
+        recs = [S.decode_rec(raw) for raw in await self.store.open_seeks()]
+        conn.send_msg(S.Lobby(seeks=[S.view(r) for r in recs], full=True))
+
+    async def _seek(self, conn: Conn, msg: S.Seek | S.Accept) -> msgspec.Struct | None:
+        if conn in self.of_conn:
+            raise Refused("seeking")
+        if len(self.mine) >= self.settings.seeks_per_node:
+            raise Refused("seek-limit")
+        player = None
+        if self.identities is not None and conn.session:
+            player = await self.identities.player(conn.session)
+        token, seek_id = R.new_token(), secrets.token_urlsafe(9)
+        if isinstance(msg, S.Seek):
+            try:
+                game = R.load_game(msg.game, msg.options)
+            except engine.BadOptions as exc:
+                raise Refused("bad-message", f"Not a game to seek: {exc}") from None
+            if msg.rated and player is None:
+                raise Refused("bad-message", "Only an identified player's seek can be rated.")
+            options = dict(game.options)
+            pool = S.pool_of(msg.game, options, msg.clock, msg.rated)
+            rating, provisional = await self._rating(player, msg.game)
+            rec = S.SeekRec(
+                seek_id, msg.game, options, msg.clock, msg.side, msg.rated,
+                hashlib.sha256(pool.encode()).hexdigest()[:20], self.node_id, conn.id,
+                R.hash_token(token), conn.address, msg.name, player, rating, provisional,
+            )  # fmt: skip
+            target = ""
+        else:
+            rec = S.SeekRec(
+                seek_id, "", {}, None, "random", False, "", self.node_id, conn.id,
+                R.hash_token(token), conn.address, msg.name, player,
+            )  # fmt: skip
+            target = msg.seek
+        self.mine[seek_id] = Mine(conn, token, rec, msg.id)
+        self.of_conn[conn] = seek_id
+        try:
+            kind, pairing = await self.store.seek(
+                seek_id, S.encode_rec(rec), LEASE_MS, self.settings.seeks_per_address,
+                secrets.token_urlsafe(12), secrets.randbelow(2), target, SCAN,
+            )  # fmt: skip
+        except BaseException:
+            self._forget(seek_id)
+            raise
+        if kind == "paired" and pairing is not None:
+            await self.deliver(S.decode_pairing(pairing))
+            return None  # ``paired`` answered it
+        if kind == "open":
+            return S.Seeking(seek=seek_id, status="open", id=msg.id)
+        self._forget(seek_id)
+        raise Refused("seek-limit" if kind == "limit" else "no-seek")
+
+    async def _cancel(self, conn: Conn, msg: S.Cancel) -> msgspec.Struct | None:
+        mine = self.mine.get(msg.seek)
+        if mine is None or mine.conn is not conn:
+            raise Refused("no-seek")
+        kind, pairing = await self.store.cancel(msg.seek)
+        if kind == "paired" and pairing is not None:
+            await self.deliver(S.decode_pairing(pairing))
+            return None
+        self._forget(msg.seek)
+        return S.Seeking(seek=msg.seek, status="cancelled", id=msg.id)
+
+    async def leave(self, conn: Conn) -> None:
+        """The connection closed: its seek goes with it."""
+        self.watchers.discard(conn)
+        self.known.discard(conn)
+        self.answered.pop(conn, None)
+        seek_id = self.of_conn.get(conn)
+        if seek_id is not None:
+            self._forget(seek_id)
+            with contextlib.suppress(RedisError):  # else its lease runs out (LEASE_MS)
+                await self.store.cancel(seek_id)
+
+    def _keep(self, conn: Conn, intent_id: str, answer: msgspec.Struct) -> None:
+        """Keep the answer to a socket's intent id for its resends (its latest ``KEPT``)."""
+        kept = self.answered.setdefault(conn, {})
+        kept[intent_id] = answer
+        if len(kept) > KEPT:
+            del kept[next(iter(kept))]
+
+    def _forget(self, seek_id: str) -> None:
+        mine = self.mine.pop(seek_id, None)
+        if mine is not None and self.of_conn.get(mine.conn) == seek_id:
+            del self.of_conn[mine.conn]
+
+    async def _rating(self, player: str | None, game: str) -> tuple[int | None, bool]:
+        if player is None or self.archive is None:
+            return None, False
+        try:
+            found = (await games.rating_of(self.archive, [player], game)).get(player)
+        except Exception:  # the archive is down: the seek goes on without a rating
+            return None, False
+        return (None, False) if found is None else (round(found.rating), found.provisional)
+
+    # pairings -------------------------------------------------------------------------
+    async def deliver(self, pairing: S.Pairing) -> None:
+        """Send ``paired`` to this node's seekers in the pairing (each once), the room made."""
+        ours: list[tuple[int, Mine]] = []
+        for side, rec in enumerate(pairing.seeks):
+            m = self.mine.get(rec.id)
+            if m is not None:
+                ours.append((side, m))
+        if not ours:
+            return
+        for _, m in ours:
+            self._forget(m.rec.id)
+        await self.create_room(room_of(pairing, self.settings.abort_ms))  # False: made already
+        for side, m in ours:
+            other = pairing.seeks[1 - side]
+            game = pairing.seeks[side] if pairing.seeks[side].game else other
+            paired = S.Paired(
+                room=pairing.room, url=f"/r/{pairing.room}", side=side, token=m.token,
+                seek=m.rec.id, game=game.game, options=game.options, clock=game.clock,
+                rated=game.rated and other.player is not None and m.rec.player is not None,
+                opponent=other.name, id=m.intent_id,
+            )  # fmt: skip
+            if m.intent_id:
+                self._keep(m.conn, m.intent_id, paired)
+            m.conn.send_msg(paired)
+
+    def on_message(self, channel: bytes, data: bytes) -> None:
+        """The lobby channel's news: relayed to the watchers; a pairing delivered."""
+        news = json.loads(data)
+        kind = news.get("k")
+        if kind == "open":
+            message: msgspec.Struct = S.Lobby(
+                seeks=[S.view(S.decode_rec(json.dumps(news["seek"])))]
+            )
+        else:
+            message = S.Lobby(gone=list(news.get("ids") or []))
+        for conn in list(self.watchers):
+            conn.send_msg(message)
+        if kind == "paired":
+            pairing = msgspec.convert(news["pairing"], S.Pairing)
+            if any(rec.id in self.mine for rec in pairing.seeks):
+                self._spawn(self.deliver(pairing))
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("a pairing could not be delivered; the next refresh tries again")
+
+        task = asyncio.create_task(run())
+        self._delivering.add(task)
+        task.add_done_callback(self._delivering.discard)
+
+    async def _refresh_forever(self) -> None:
+        while True:
+            await asyncio.sleep(REFRESH_S)
+            try:
+                await self.refresh()
+            except RedisError as exc:
+                health.STORE.failed(exc)
+            except Exception:
+                log.exception("the lobby refresh failed; it goes on")
+
+    async def refresh(self) -> None:
+        """Keep this node's seeks alive; deliver pairings whose news was missed; sweep."""
+        ids = list(self.mine)
+        for seek_id, answer in zip(ids, await self.store.refresh(ids, LEASE_MS)):
+            if answer == b"open":
+                continue
+            if answer:
+                await self.deliver(S.decode_pairing(answer))
+            elif seek_id in self.mine:
+                self._forget(seek_id)  # gone (swept while this node could not refresh it)
+        await self.store.sweep()

@@ -1,0 +1,241 @@
+"""The lobby's values: seeks, the messages about them, pools, and who is paired with whom.
+
+Pure. A *seek* is a player's standing offer to play: a game and its options, a clock (or
+none), a side preference, rated or not. It lives in the store (``server/store/lobby.py``,
+one hash slot) only while its seeker's connection does. A new seek is first offered to the
+seeks already waiting in its *pool* (the same game, options, clock and ratedness): the oldest
+compatible one is paired with it at once; else it waits, listed in the lobby. Clicking a
+listed seek (``accept``) pairs with it. The store's script decides a pairing atomically; the
+rules it applies are written here too (``compatible``, ``sides_of``), and the tests hold the
+script to them.
+
+The lobby's messages share the protocol's ``t`` tag (``server/rooms/protocol.py`` puts them
+in its unions; ``server/PROTOCOL.md``, "The lobby").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from server.rooms import names
+from server.rooms.clock import Control
+
+SeekId = Annotated[str, Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+Game = Annotated[str, Meta(min_length=1, max_length=40, pattern=r"^[a-z0-9-]+$")]
+SidePref = Literal["south", "north", "random"]
+_IntentId = Annotated[str, Meta(min_length=1, max_length=64)]
+_Name = Annotated[str, Meta(min_length=1, max_length=24)]
+
+
+class _LobbyIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="t"):
+    pass
+
+
+class _LobbyOut(msgspec.Struct, frozen=True, tag_field="t", gc=False):
+    pass
+
+
+class Watch(_LobbyIn, frozen=True, tag="lobby"):
+    """Watch the lobby (``on``, the default) or stop. Answered by a ``lobby`` message with
+    every open seek (``full``), then one ``lobby`` message per change."""
+
+    on: bool = True
+
+
+def _check_name(name: str | None) -> None:
+    if name is not None:
+        why = names.problem(name)
+        if why is not None:
+            raise ValueError(why)
+
+
+class Seek(_LobbyIn, frozen=True, tag="seek"):
+    """Offer to play: paired at once with the oldest compatible seek of the same pool, else
+    listed in the lobby until paired, cancelled or the connection closes. ``clock`` null: no
+    clock. ``rated`` needs an identified player (the page's cookie). ``name`` as ``join``'s.
+    A connection holds one seek at a time; a resend of the same ``id`` is answered the same."""
+
+    game: Game
+    options: dict[str, Any] = {}
+    clock: Control | None = None
+    side: SidePref = "random"
+    rated: bool = False
+    name: _Name | None = None
+    id: _IntentId | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+
+
+class Accept(_LobbyIn, frozen=True, tag="accept"):
+    """Play the listed seek ``seek`` (the lobby's click)."""
+
+    seek: SeekId
+    name: _Name | None = None
+    id: _IntentId | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+
+
+class Cancel(_LobbyIn, frozen=True, tag="cancel"):
+    """Withdraw this connection's seek ``seek``."""
+
+    seek: SeekId
+    id: _IntentId | None = None
+
+
+LOBBY = (Watch, Seek, Accept, Cancel)  # the messages the lobby answers, not a room
+
+
+class SeekView(msgspec.Struct, frozen=True, gc=False):
+    """An open seek as the lobby shows it. ``rating``: the seeker's Glicko-2 rating in the
+    game (rounded; null: not an identified player, or not rated in it yet); ``provisional``
+    while its deviation is high."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    clock: Control | None
+    side: SidePref
+    rated: bool
+    name: str | None = None
+    player: str | None = None
+    rating: int | None = None
+    provisional: bool = False
+
+
+class Lobby(_LobbyOut, frozen=True, tag="lobby"):
+    """The lobby: ``seeks`` that opened, the ids of those ``gone`` (paired, cancelled, their
+    seeker gone). ``full``: ``seeks`` is every open seek (the first answer to ``lobby``)."""
+
+    seeks: list[SeekView] = []
+    gone: list[str] = []
+    full: bool = False
+
+
+class Seeking(_LobbyOut, frozen=True, tag="seeking"):
+    """This connection's seek ``seek`` is ``open`` (listed and waiting) or ``cancelled``."""
+
+    seek: str
+    status: Literal["open", "cancelled"]
+    id: str | None = None
+
+
+class Paired(_LobbyOut, frozen=True, tag="paired"):
+    """A seek was paired: the new room, this player's ``side`` and seat ``token`` (shown once,
+    as ``welcome``'s), and what the game is. Join the room with the token."""
+
+    room: str
+    url: str
+    side: int
+    token: str
+    seek: str
+    game: str
+    options: dict[str, Any]
+    clock: Control | None
+    rated: bool
+    opponent: str | None = None  # the other player's name, if given
+    id: str | None = None
+
+
+ERRORS = {
+    "no-seek": "There is no such open seek (it was paired, cancelled, or its player left).",
+    "seek-limit": "Too many open seeks from this address or on this server; try again later.",
+    "seeking": "This connection already has an open seek; cancel it first.",
+}
+
+
+class SeekRec(msgspec.Struct, frozen=True, gc=False):
+    """A seek as the store keeps it (JSON, read by the pairing script): the public view's
+    fields, and who and where its seeker is — its connection's node, the hash of the seat
+    token its node keeps for it, its address."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    clock: Control | None
+    side: SidePref
+    rated: bool
+    pool: str
+    node: str
+    conn: str
+    token_hash: str
+    address: str
+    name: str | None = None
+    player: str | None = None
+    rating: int | None = None
+    provisional: bool = False
+
+
+class Pairing(msgspec.Struct, frozen=True, gc=False):
+    """What the pairing script decided: the room's id, the two seeks (index = side) and the
+    store's time when it did."""
+
+    room: str
+    seeks: list[SeekRec]
+    at_ms: int
+
+
+def view(rec: SeekRec) -> SeekView:
+    return SeekView(
+        rec.id,
+        rec.game,
+        rec.options,
+        rec.clock,
+        rec.side,
+        rec.rated,
+        rec.name,
+        rec.player,
+        rec.rating,
+        rec.provisional,
+    )
+
+
+def pool_of(game: str, options: dict[str, Any], clock: Control | None, rated: bool) -> str:
+    """The pool a seek waits in: seeks pair only within one (the same game as played)."""
+    timing = None if clock is None else [clock.initial_ms, clock.increment_ms]
+    return json.dumps([game, sorted(options.items()), timing, rated], separators=(",", ":"))
+
+
+def compatible(a: SeekRec, b: SeekRec) -> bool:
+    """Whether two seeks of one pool may be paired: not one connection's or one player's,
+    and not both asking for the same side."""
+    if a.conn == b.conn or (a.player is not None and a.player == b.player):
+        return False
+    return a.side == "random" or b.side == "random" or a.side != b.side
+
+
+def sides_of(waiting: SidePref, newcomer: SidePref, coin: int) -> int:
+    """The side the waiting seek's player gets (the newcomer the other): by preference, the
+    waiting player's first, else ``coin`` (0 or 1, drawn by the store)."""
+    if waiting != "random":
+        return 0 if waiting == "south" else 1
+    if newcomer != "random":
+        return 1 if newcomer == "south" else 0
+    return coin
+
+
+def quick_pools(text: str) -> list[tuple[str, dict[str, Any], Control]]:
+    """The quick-pairing pools of ``NYUMBA_QUICK_POOLS`` (``kalah:seeds=4@180+2,oware@300+3``:
+    game, options, initial seconds + increment seconds), for the start page's buttons."""
+    pools = []
+    for item in text.split(","):
+        spec, timing = item.strip().split("@")
+        game, *pairs = spec.split(":")
+        options: dict[str, Any] = {}
+        for pair in pairs:
+            name, value = pair.split("=")
+            options[name] = int(value) if value.isdigit() else value in ("true", "on", "yes")
+        initial, increment = (int(x) * 1000 for x in timing.split("+"))
+        pools.append((game, options, Control(initial, increment)))
+    return pools
+
+
+encode_rec = msgspec.json.Encoder().encode
+decode_rec = msgspec.json.Decoder(SeekRec).decode
+decode_pairing = msgspec.json.Decoder(Pairing).decode

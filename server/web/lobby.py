@@ -1,0 +1,98 @@
+"""The lobby over HTTP: ``GET /api/lobby``, the open seeks and the quick-pairing pools.
+
+The live lobby is on the WebSocket (``lobby``, ``seek``, ``accept``, ``cancel``:
+``server/PROTOCOL.md``, "The lobby"); this is the same list once, for a page before its socket
+opens and for a bot that looks before it seeks. ``openapi_paths`` adds the route to
+``GET /api/openapi.json`` (``server/web/openapi.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from server.live.lobby import Lobby
+from server.ops import health
+from server.rooms import seeks as S
+from server.rooms.clock import Control
+from server.web.httpguard import problem
+
+# What the WebSocket's description in the OpenAPI document says of the lobby and clocks.
+WS_NOTE = (
+    " The same socket carries the lobby, no room needed (server/PROTOCOL.md, 'The lobby'): "
+    "`lobby` to watch the open seeks (answered `lobby`, then one `lobby` per change), `seek` "
+    "(paired at once with the oldest compatible seek of its pool, else listed: `seeking`), "
+    "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
+    "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
+    "which runs); a game ends on time (`adjudication` `timeout`) or without a result before "
+    "both first moves (`aborted`, or the `abort` intent) ('Clocks')."
+)
+
+
+class QuickPool(msgspec.Struct):
+    """A quick-pairing pool: seek ``{game, options, clock}`` to join it; ``label`` as players
+    say the clock (``3+2``: minutes + seconds)."""
+
+    game: str
+    options: dict[str, Any]
+    clock: Control
+    label: str
+
+
+class LobbyList(msgspec.Struct):
+    """``GET /api/lobby``: every open seek, oldest first, and the quick-pairing pools."""
+
+    seeks: list[S.SeekView]
+    quick: list[QuickPool]
+
+
+def routes(lobby: Callable[[], Lobby], pools: str) -> list[Route]:
+    quick = [
+        QuickPool(g, options, clock, clock.label()) for g, options, clock in S.quick_pools(pools)
+    ]
+
+    async def listing(request: Request) -> Response:
+        try:
+            recs = [S.decode_rec(raw) for raw in await lobby().store.open_seeks()]
+        except RedisError as exc:
+            health.STORE.failed(exc)
+            return problem(503, "store-down", "The store does not answer; try again shortly.")
+        body = LobbyList(seeks=[S.view(r) for r in recs], quick=quick)
+        return Response(msgspec.json.encode(body), media_type="application/json")
+
+    return [Route("/api/lobby", listing)]
+
+
+def with_lobby(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any], list[Any]]:
+    """``openapi_paths``' paths and types with the lobby's added."""
+    paths, types = found
+    lobby = {
+        "get": {
+            "operationId": "lobby",
+            "summary": "The open seeks and the quick-pairing pools (live: the WebSocket's lobby)",
+            "responses": {
+                "200": {
+                    "description": "The lobby",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/LobbyList"}}
+                    },
+                },
+                **{
+                    str(code): {
+                        "description": what,
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+                        },
+                    }
+                    for code, what in ((500, "internal"), (503, "store-down"))
+                },
+            },
+        }
+    }
+    return {**paths, "/api/lobby": lobby}, [*types, LobbyList]

@@ -1,0 +1,112 @@
+"""Two browser profiles meet through quick pairing, watch each other's clocks tick, and one
+loses on time: both pages say so."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from clientkit import PHONE, attr, play_first, wait_open, wait_settled
+from serverproc import ServerProcess
+
+
+@pytest.fixture
+def quick_server(tmp_path, key_prefix):
+    """A server whose first quick pool is Kalah with 6 s on each clock (to flag within a test)."""
+    server = ServerProcess(
+        redis_url=None,
+        data_dir=tmp_path / "quick",
+        env={
+            "NYUMBA_KEY_PREFIX": key_prefix + "quick:",
+            "NYUMBA_QUICK_POOLS": "kalah:seeds=4@6+0,oware@300+3",
+        },
+    ).start()
+    yield server
+    server.stop(kill=True)
+
+
+def _clock_ms(page, side: int) -> float:
+    text = page.inner_text(f"#clocks .clock[data-side='{side}'] .clock-time")
+    if ":" in text:
+        minutes, seconds = text.split(":")
+        return (int(minutes) * 60 + int(seconds)) * 1000
+    return float(text) * 1000
+
+
+def test_two_profiles_pair_by_quick_pairing_see_the_clocks_tick_and_one_flags(
+    open_page, quick_server
+):
+    base = quick_server.url
+    first = open_page(path=base + "/", viewport=PHONE)
+    first.wait_for_selector("#quick .quick-pool[data-game='kalah']")
+    box = first.locator("#quick .quick-pool[data-game='kalah']").bounding_box()
+    assert box is not None and box["height"] >= 44  # a thumb's target
+    first.click("#quick .quick-pool[data-game='kalah']")
+    first.wait_for_selector("#seeking:not([hidden])")
+
+    second = open_page(path=base + "/")
+    second.wait_for_selector("#seeks .seek[data-mine='0']")  # the first page's seek, listed
+    second.click("#quick .quick-pool[data-game='kalah']")
+    for page in (first, second):
+        page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        wait_open(page)
+        page.wait_for_selector("#clocks:not([hidden])")
+    assert first.url == second.url
+    assert first.is_visible("#abort") and second.is_visible("#abort")  # before the first moves
+
+    # Both make a first move; then the side to move's clock runs, on both pages.
+    for _ in range(2):
+        mover = next(p for p in (first, second) if attr(p, "myturn") == "1")
+        wait_settled(mover)
+        before = attr(mover, "version")
+        play_first(mover)
+        mover.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+        if attr(first, "plies") == "2" or attr(second, "plies") == "2":
+            break
+    for page in (first, second):
+        page.wait_for_selector("#clocks .clock[data-running='1']")
+    running = int(first.get_attribute("#clocks .clock[data-running='1']", "data-side"))
+    before = [_clock_ms(p, running) for p in (first, second)]
+    time.sleep(1.2)
+    after = [_clock_ms(p, running) for p in (first, second)]
+    assert all(b - a >= 700 for b, a in zip(before, after))  # both pages see it tick
+    assert not first.is_visible("#abort")
+
+    # Low time: the running clock is marked (a class and a ⚠; the sound too, on its own page).
+    mover = next(p for p in (first, second) if attr(p, "sides") == str(running))
+    mover.wait_for_selector(f"#clocks .clock.low[data-side='{running}']", timeout=10_000)
+    # Nobody moves: the running side's flag falls, and both pages say the game ended on time.
+    for page in (first, second):
+        page.wait_for_selector("#app[data-over='1']", timeout=15_000)
+        assert "time" in page.inner_text("#result")
+        page.wait_for_selector("#clocks .clock[data-running='1']", state="detached")
+        assert _clock_ms(page, running) == 0
+    results = {first.inner_text("#result"), second.inner_text("#result")}
+    assert any("You win!" in r for r in results) and any("You lose." in r for r in results)
+
+
+def test_a_player_aborts_before_the_first_moves_and_both_are_offered_the_lobby(open_page):
+    first = open_page(lang="ja")
+    first.wait_for_selector("#quick .quick-pool[data-game='oware']")
+    assert first.inner_text("#lobby-heading") == "今すぐ誰かと対局"
+    first.click("#quick .quick-pool[data-game='oware']")
+    first.wait_for_selector("#seeking:not([hidden])")
+    second = open_page(viewport=PHONE)
+    row = second.locator("#seeks .seek[data-mine='0']").first
+    row.wait_for()
+    assert "Oware" in row.inner_text() and "5+3" in row.inner_text()
+    second.click("#seeks .seek[data-mine='0'] .seek-play")  # take the listed seek
+    for page in (first, second):
+        page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        wait_open(page)
+        page.wait_for_selector("#abort:not([hidden])")
+        assert "5:00" in page.inner_text("#clocks")
+    second.click("#abort")
+    for page in (first, second):
+        page.wait_for_selector("#app[data-over='1']")
+        page.wait_for_selector("#lobby-link:not([hidden])")
+        assert not page.is_visible("#abort")
+    assert "aborted" in second.inner_text("#result") and "中止" in first.inner_text("#result")

@@ -1,0 +1,96 @@
+"""The lobby's and the clocks' scripts against a real (embedded) Valkey: a stale seek is passed
+over and dropped, not paired; compatibility and sides as ``server/rooms/seeks.py`` says; a due
+deadline is claimed by one caller only, and comes back when its claim's lease ends."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+from asynckit import run
+
+from server.rooms import seeks as S
+from server.store.deadlines import Deadlines
+from server.store.embedded import EmbeddedValkey
+from server.store.lobby import LobbyStore
+from server.store.store import Store
+
+
+@pytest.fixture(scope="module")
+def valkey_url(tmp_path_factory):
+    store = EmbeddedValkey(tmp_path_factory.mktemp("valkey")).start()
+    yield store.url
+    store.stop()
+
+
+def rec(
+    seek_id: str, side: S.SidePref = "random", conn: str = "", player: str | None = None
+) -> S.SeekRec:
+    return S.SeekRec(
+        seek_id, "oware", {}, None, side, False, "pool1", "node", conn or seek_id, "h", "addr",
+        player=player,
+    )  # fmt: skip
+
+
+def test_a_stale_seek_is_passed_over_and_dropped_and_sides_follow_preferences(valkey_url):
+    async def scenario():
+        store = Store(valkey_url, f"t{uuid.uuid4().hex[:6]}:")
+        lobby = LobbyStore(store.link, store.prefix, False)
+        try:
+            # A seek whose node stopped refreshing it (a lease of 1 ms), then a live one.
+            assert (await lobby.seek("stale", S.encode_rec(rec("stale")), 1, 10, "r0", 0))[
+                0
+            ] == "open"
+            await asyncio.sleep(0.01)
+            live = rec("live", side="north")
+            assert (await lobby.seek("live", S.encode_rec(live), 60_000, 10, "r1", 0))[0] == "open"
+            # Both want North: not a pair. The same player: not a pair either.
+            assert (await lobby.seek("n2", S.encode_rec(rec("n2", "north")), 60_000, 10, "r2", 0))[
+                0
+            ] == "open"
+            kind, pairing = await lobby.seek(
+                "x", S.encode_rec(rec("x", "random")), 60_000, 10, "r3", 1
+            )
+            assert kind == "paired" and pairing is not None
+            made = S.decode_pairing(pairing)
+            # The stale seek was passed over; the oldest live compatible one got its North.
+            assert made.room == "r3" and [s.id for s in made.seeks] == ["x", "live"]
+            assert [S.decode_rec(r).id for r in await lobby.open_seeks()] == ["n2"]
+            assert await store.link.execute("HEXISTS", lobby.keys + "seeks", "stale") == 0
+            # A resend of a paired seek finds its pairing; a cancelled one is gone.
+            assert await lobby.seek("x", S.encode_rec(rec("x")), 60_000, 10, "r9", 0) == (
+                "paired",
+                pairing,
+            )
+            assert (await lobby.cancel("n2"))[0] == "cancelled"
+            assert await lobby.open_seeks() == []
+            assert await lobby.refresh(["live", "n2"], 60_000) == [pairing, b""]
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(valkey_url):
+    async def scenario():
+        store = Store(valkey_url, f"t{uuid.uuid4().hex[:6]}:")
+        deadlines = Deadlines(store.link, store.prefix)
+        try:
+            now = int(time.time() * 1000)
+            await deadlines.put("room", now + 60_000)
+            await deadlines.put("room", now - 5)  # only ever earlier
+            await deadlines.put("room", now + 90_000)
+            claims = await asyncio.gather(*(deadlines.claim(200) for _ in range(5)))
+            assert sorted(len(due) for _, due in claims) == [0, 0, 0, 0, 1]
+            assert (await deadlines.claim(200))[1] == []
+            await asyncio.sleep(0.3)  # the claimer died: its lease ends, the deadline is back
+            assert [r for r, _ in (await deadlines.claim(200))[1]] == ["room"]
+            await deadlines.release("room", now + 60_000)
+            assert (await deadlines.claim(200))[1] == []
+        finally:
+            await store.link.execute("DEL", deadlines.index, deadlines.claimed)
+            await store.close()
+
+    run(scenario())
