@@ -90,3 +90,15 @@ export async function animate(view, steps, { speed = "normal", sound = false, to
     await sleep(delay);
   }
 }
+
+// Whether ``next`` is ``prev`` and one move more in the same game: that move can be animated
+// (anything else, a join's or a resync's state, is drawn as it is).
+export function animatable(prev, next) {
+  return (
+    prev &&
+    next.last &&
+    next.game_no === prev.game_no &&
+    next.plies === prev.plies + 1 &&
+    next.version > prev.version
+  );
+}

@@ -1,7 +1,7 @@
 // The room page (/r/{room}): joins the room's socket, draws each state the server sends,
 // animates the last move's steps, and turns clicks into intents. The server decides everything.
 
-import { animate } from "./anim.js";
+import { animatable, animate } from "./anim.js";
 import { wireControls } from "./controls.js";
 import { getRecord, replay as replayRecord, settings, tokens } from "./api.js";
 import { BoardView, portraitQuery } from "./board.js";
@@ -11,7 +11,7 @@ import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import {
-  reclaimedSeats, renderBanner, renderControls, renderOffer, renderPlayable, renderSeats, renderShare,
+  reclaimedSeats, renderBanner, renderControls, renderGone, renderOffer, renderPlayable, renderSeats, renderShare,
   renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
@@ -144,12 +144,7 @@ function onError(m) {
   }
   if (m.code === "no-room") {
     conn.stop();
-    app.dataset.conn = "gone";
-    $("#conn").textContent = t("room.noRoom");
-    $("#conn").classList.add("gone");
-    show($("#conn"), true);
-    show($("#controls"), true);
-    return;
+    return renderGone(app);
   }
   if (m.code === "bad-token") {
     // The stored token is not this room's any more: join again as whoever the server lets us be.
@@ -184,16 +179,6 @@ function setNote(note) {
 }
 
 // ------------------------------------------------------------------ states and animation
-
-function animatable(prev, next) {
-  return (
-    prev &&
-    next.last &&
-    next.game_no === prev.game_no &&
-    next.plies === prev.plies + 1 &&
-    next.version > prev.version
-  );
-}
 
 async function drain() {
   if (ui.animating) return;

@@ -38,6 +38,16 @@ export function renderBanner(status, delay) {
   }
 }
 
+// The room is gone (expired, or never was): say so where the connection's status shows, and
+// leave the controls that still work (a new game, the record) on the page.
+export function renderGone(app) {
+  app.dataset.conn = "gone";
+  $("#conn").textContent = t("room.noRoom");
+  $("#conn").classList.add("gone");
+  show($("#conn"), true);
+  show($("#controls"), true);
+}
+
 export function renderStatus(s, v) {
   let status = "";
   if (!s.outcome && s.to_move !== null) {
