@@ -9,80 +9,16 @@ import random
 import signal
 import time
 
-import pytest
 import websockets
+from lobbykit import join_paired, play_out, seek
 from serverproc import ServerProcess
 from wsclient import Client
 
 CLOCK = {"initial_ms": 2000, "increment_ms": 0}
 
 
-@pytest.fixture(scope="module")
-def shared_store(store_kind, tmp_path_factory):
-    import os
-
-    if store_kind == "redis":
-        yield os.environ["REDIS_URL"]
-        return
-    from server.run.cli import embedded_valkey
-
-    with embedded_valkey(tmp_path_factory.mktemp("lobby-valkey")) as url:
-        yield url
-
-
-@pytest.fixture
-def nodes(shared_store, tmp_path, key_prefix):
-    started: list[ServerProcess] = []
-    prefix = key_prefix + f"lobby{random.randrange(1 << 30)}:"
-
-    def start(n: int = 2, **env: str) -> list[ServerProcess]:
-        for _ in range(n):
-            settings = {"NYUMBA_KEY_PREFIX": prefix, "NYUMBA_SEEKS_PER_ADDRESS": "100000"}
-            settings.update(env)
-            started.append(
-                ServerProcess(
-                    redis_url=shared_store,
-                    data_dir=tmp_path / f"node{len(started)}",
-                    env=settings,
-                ).start()
-            )
-        return started
-
-    yield start
-    for s in started:
-        s.stop(kill=True)
-
-
-def seek(client: Client, **body) -> dict:
-    client.send(t="seek", **{"game": "kalah", "options": {"seeds": 4}, **body})
-    return client.expect("seeking", status="open")
-
-
-def join_paired(ws_url: str, paired: dict) -> Client:
-    player = Client(ws_url, paired["room"], paired["token"])
-    player.join()
-    assert player.sides == [paired["side"]]
-    return player
-
-
-def play_out(players: dict[int, Client], rng: random.Random) -> dict:
-    """Both sides move at random until the game is over; the final state."""
-    while True:
-        state = players[0].wait_state(lambda s: True)
-        state = max(
-            (p.wait_state(lambda s: True) for p in players.values()), key=lambda s: s["version"]
-        )
-        if state["outcome"] is not None:
-            return state
-        mover = players[state["to_move"]]
-        mover.move(rng.choice(state["legal"])["move"], state["version"])
-        version = state["version"]
-        for p in players.values():
-            p.wait_state(lambda s, v=version: s["version"] > v)
-
-
-def test_two_players_on_two_nodes_pair_through_the_lobby_and_finish_a_game(nodes) -> None:
-    a, b = nodes(2)
+def test_two_players_on_two_nodes_pair_through_the_lobby_and_finish_a_game(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     watcher = Client(b.ws_url)
     watcher.send(t="lobby")
     assert watcher.expect("lobby")["full"] is True
@@ -105,8 +41,8 @@ def test_two_players_on_two_nodes_pair_through_the_lobby_and_finish_a_game(nodes
     assert final["adjudication"] is None and final["plies"] > 0
 
 
-def test_accepting_a_seek_that_wants_north_seats_the_taker_south(nodes) -> None:
-    a, b = nodes(2)
+def test_accepting_a_seek_that_wants_north_seats_the_taker_south(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     lister = Client(a.ws_url)
     listed = seek(lister, side="north", clock=CLOCK, game="oware", options={})["seek"]
     taker = Client(b.ws_url)
@@ -120,8 +56,8 @@ def test_accepting_a_seek_that_wants_north_seats_the_taker_south(nodes) -> None:
     assert taker.expect("error")["code"] == "no-seek"
 
 
-def test_quick_pairing_pairs_the_first_compatible_seek(nodes) -> None:
-    a, b = nodes(2)
+def test_quick_pairing_pairs_the_first_compatible_seek(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     early = Client(a.ws_url)
     seek(early, side="north")
     same_side = Client(b.ws_url)
@@ -132,8 +68,8 @@ def test_quick_pairing_pairs_the_first_compatible_seek(nodes) -> None:
     assert paired["side"] == 0 and early.expect("paired")["room"] == paired["room"]
 
 
-def test_a_seek_vanishes_within_5_s_of_its_page_closing_or_its_node_dying(nodes) -> None:
-    a, b = nodes(2)
+def test_a_seek_vanishes_within_5_s_of_its_page_closing_or_its_node_dying(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     watcher = Client(b.ws_url)
     watcher.send(t="lobby")
     watcher.expect("lobby")
@@ -144,7 +80,7 @@ def test_a_seek_vanishes_within_5_s_of_its_page_closing_or_its_node_dying(nodes)
     started = time.monotonic()
     assert watcher.expect("lobby", timeout=5)["gone"] == [opened]
     assert time.monotonic() - started < 5
-    c = nodes(1)[0]
+    c = lobby_nodes(1)[0]
     doomed = Client(c.ws_url)
     lost = seek(doomed, clock=CLOCK)["seek"]
     watcher.expect("lobby")
@@ -164,8 +100,8 @@ def _clocked_pair(a: ServerProcess, b: ServerProcess, clock=CLOCK) -> tuple[Clie
     return join_paired(a.ws_url, p1), join_paired(b.ws_url, p2)
 
 
-def test_a_side_that_stops_moving_loses_on_time_while_nobody_sends_anything(nodes) -> None:
-    a, b = nodes(2)
+def test_a_side_that_stops_moving_loses_on_time_while_nobody_sends_anything(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     south, north = _clocked_pair(a, b)
     state = south.state
     assert state["clock"] == {
@@ -185,8 +121,8 @@ def test_a_side_that_stops_moving_loses_on_time_while_nobody_sends_anything(node
     assert 1.5 < time.monotonic() - started < 4
 
 
-def test_a_reconnect_mid_game_shows_the_clocks_as_they_run(nodes) -> None:
-    a, b = nodes(2)
+def test_a_reconnect_mid_game_shows_the_clocks_as_they_run(lobby_nodes) -> None:
+    a, b = lobby_nodes(2)
     clock = {"initial_ms": 60000, "increment_ms": 1000}
     south, north = _clocked_pair(a, b, clock)
     south.move("a")
@@ -209,8 +145,8 @@ def test_a_reconnect_mid_game_shows_the_clocks_as_they_run(nodes) -> None:
     assert abs(spectator.state["clock"]["remaining"][0] - shown["remaining"][0]) < 1000
 
 
-def test_a_game_whose_first_move_does_not_come_is_aborted(nodes) -> None:
-    a, b = nodes(2, NYUMBA_ABORT_MS="1500")
+def test_a_game_whose_first_move_does_not_come_is_aborted(lobby_nodes) -> None:
+    a, b = lobby_nodes(2, NYUMBA_ABORT_MS="1500")
     south, north = _clocked_pair(a, b)
     for player in (south, north):
         over = player.wait_state(lambda s: s["outcome"] is not None, timeout=5)
@@ -240,8 +176,8 @@ async def _race_seeker(url: str, n: int, results: list) -> None:
                 return
 
 
-def test_a_race_of_1000_seekers_on_three_nodes_pairs_each_once_and_loses_none(nodes) -> None:
-    servers = nodes(3)
+def test_a_race_of_1000_seekers_on_three_nodes_pairs_each_once_and_loses_none(lobby_nodes) -> None:
+    servers = lobby_nodes(3)
     results: list = []
 
     async def race() -> None:
@@ -290,12 +226,12 @@ def test_two_players_on_two_workers_of_one_server_pair_and_finish_a_game(tmp_pat
         server.stop(kill=True)
 
 
-def test_two_example_lobby_bots_find_each_other_and_play_a_game_out(nodes) -> None:
+def test_two_example_lobby_bots_find_each_other_and_play_a_game_out(lobby_nodes) -> None:
     import subprocess
     import sys
     from pathlib import Path
 
-    a, b = nodes(2)
+    a, b = lobby_nodes(2)
     bot = Path(__file__).resolve().parents[3] / "examples" / "lobby_bot.py"
     runs = [
         subprocess.Popen(
@@ -320,10 +256,12 @@ def test_two_example_lobby_bots_find_each_other_and_play_a_game_out(nodes) -> No
     assert all("paired" in out and "over:" in out for out in outs)
 
 
-def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_the_lobby(nodes):
+def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_the_lobby(
+    lobby_nodes,
+):
     from archivekit import Player, wait_archived
 
-    (node,) = nodes(1)
+    (node,) = lobby_nodes(1)
     asha, juma = Player(node.url, "Asha"), Player(node.url, "Juma")
     anon = Client(node.ws_url)
     anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True)
@@ -369,35 +307,3 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
     assert (
         listed[0]["player"] == juma.id and listed[0]["rating"] > 1500 and listed[0]["provisional"]
     )
-
-
-def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lobby(nodes):
-    a, b = nodes(2, NYUMBA_SEEKS_PER_ADDRESS="2")
-    watcher = Client(b.ws_url)
-    watcher.send(t="lobby")
-    watcher.expect("lobby")
-    first = Client(a.ws_url)
-    mine = seek(first, side="north")["seek"]
-    first.send(t="seek", game="kalah", options={"seeds": 4}, id="twice")
-    refused = first.expect("error")
-    assert refused["code"] == "seeking" and refused["id"] == "twice"
-    second = Client(b.ws_url)
-    seek(second, side="north")  # the same side: not paired with the first
-    third = Client(a.ws_url)
-    third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
-    assert third.expect("error")["code"] == "seek-limit"  # two open from this address
-    assert len(watcher.expect("lobby")["seeks"]) == 1 and len(watcher.expect("lobby")["seeks"]) == 1
-    first.send(t="cancel", seek=mine, id="c1")
-    assert first.expect("seeking") == {
-        "t": "seeking",
-        "seek": mine,
-        "status": "cancelled",
-        "id": "c1",
-    }
-    assert watcher.expect("lobby")["gone"] == [mine]
-    first.send(t="cancel", seek=mine, id="c1")  # a resend: the same answer
-    assert first.expect("seeking")["status"] == "cancelled"
-    second.send(t="cancel", seek=mine)  # not its seek
-    assert second.expect("error")["code"] == "no-seek"
-    third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
-    assert third.expect("seeking")["status"] == "open"  # room under the cap again

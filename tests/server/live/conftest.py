@@ -1,0 +1,44 @@
+"""Fixtures of tests/server/live/: nodes for the lobby's tests (``lobby_nodes``: a callable that
+starts N nodes on one shared store, each with the environment given, all stopped after the test)."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+from serverproc import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def lobby_store(store_kind, tmp_path_factory):
+    if store_kind == "redis":
+        yield os.environ["REDIS_URL"]
+        return
+    from server.run.cli import embedded_valkey
+
+    with embedded_valkey(tmp_path_factory.mktemp("lobby-valkey")) as url:
+        yield url
+
+
+@pytest.fixture
+def lobby_nodes(lobby_store, tmp_path, key_prefix):
+    started: list[ServerProcess] = []
+    prefix = key_prefix + f"lobby{random.randrange(1 << 30)}:"
+
+    def start(n: int = 2, **env: str) -> list[ServerProcess]:
+        for _ in range(n):
+            settings = {"NYUMBA_KEY_PREFIX": prefix, "NYUMBA_SEEKS_PER_ADDRESS": "100000"}
+            settings.update(env)
+            started.append(
+                ServerProcess(
+                    redis_url=lobby_store,
+                    data_dir=tmp_path / f"node{len(started)}",
+                    env=settings,
+                ).start()
+            )
+        return started
+
+    yield start
+    for s in started:
+        s.stop(kill=True)

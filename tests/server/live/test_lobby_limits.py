@@ -1,0 +1,39 @@
+"""The lobby's limits across real nodes: one seek per socket, a cap per address counted on
+every node, and a cancel answered the same however often it is sent."""
+
+from __future__ import annotations
+
+from lobbykit import seek
+from wsclient import Client
+
+
+def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lobby(lobby_nodes):
+    a, b = lobby_nodes(2, NYUMBA_SEEKS_PER_ADDRESS="2")
+    watcher = Client(b.ws_url)
+    watcher.send(t="lobby")
+    watcher.expect("lobby")
+    first = Client(a.ws_url)
+    mine = seek(first, side="north")["seek"]
+    first.send(t="seek", game="kalah", options={"seeds": 4}, id="twice")
+    refused = first.expect("error")
+    assert refused["code"] == "seeking" and refused["id"] == "twice"
+    second = Client(b.ws_url)
+    seek(second, side="north")  # the same side: not paired with the first
+    third = Client(a.ws_url)
+    third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
+    assert third.expect("error")["code"] == "seek-limit"  # two open from this address
+    assert len(watcher.expect("lobby")["seeks"]) == 1 and len(watcher.expect("lobby")["seeks"]) == 1
+    first.send(t="cancel", seek=mine, id="c1")
+    assert first.expect("seeking") == {
+        "t": "seeking",
+        "seek": mine,
+        "status": "cancelled",
+        "id": "c1",
+    }
+    assert watcher.expect("lobby")["gone"] == [mine]
+    first.send(t="cancel", seek=mine, id="c1")  # a resend: the same answer
+    assert first.expect("seeking")["status"] == "cancelled"
+    second.send(t="cancel", seek=mine)  # not its seek
+    assert second.expect("error")["code"] == "no-seek"
+    third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
+    assert third.expect("seeking")["status"] == "open"  # room under the cap again
