@@ -30,6 +30,7 @@ from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
+from server.live import writes
 from server.live.archiving import Archiver
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn
@@ -203,29 +204,10 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            indexing = None  # a clocked room's deadline is indexed before it is stored (flags.py):
-            if new.clock is not None:  # its command written ahead of the compare-and-set's
-                indexing = asyncio.ensure_future(self.flags.index(current, new))
-                indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
-                await asyncio.sleep(0)
             expire = self.expire_at(new.created_ms, now, bool(new.waiting))
-            for whole in (not append, True):  # 3: stored whole by an earlier version: whole
-                result = await self.store.cas(
-                    room_id,
-                    current.rev,
-                    new.rev,
-                    stored.whole(new) if whole else b"",
-                    expire,
-                    notice,
-                    stamp=new.stamp,
-                    expected_stamp=current.stamp,
-                    append=b"" if whole else stored.record(notice),
-                )
-                if result != 3:
-                    break
-                append = False
-            if indexing is not None:
-                await indexing
+            result, append = await writes.store(
+                self.store, self.flags, current, new, notice, append, expire
+            )
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
                 self.keep(new, members)

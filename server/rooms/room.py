@@ -123,9 +123,7 @@ class Room(msgspec.Struct, gc=False):
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
-    # Moves read after the stored room's base (server/rooms/stored.py): when it reaches
-    # ``stored.TAIL`` the next change writes the whole room again. Not part of the game.
-    tail: int = 0
+    tail: int = 0  # moves read after the stored base (rooms/stored.py: at TAIL, stored whole)
 
 
 class Ply(msgspec.Struct, gc=False):

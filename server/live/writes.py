@@ -1,0 +1,49 @@
+"""A change's one write to the store: the compare-and-set of ``Node.change``, and what must go
+with it.
+
+A move whose notice the store may append to the room (``rooms.stored``) sends only that
+notice; any other change, and a room an earlier version stored whole (the script answers 3),
+sends the room whole. A clocked room's deadline goes into the index (``flags.py``) ahead of the
+compare-and-set: its command is queued on the connection first, so the index is never later
+than the room it points at, and the two cost one round trip, not two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.live.flags import Flags
+from server.rooms import stored
+from server.rooms.room import Room
+from server.store.store import Store
+
+
+async def store(
+    db: Store, flags: Flags, current: Room, new: Room, notice: bytes, append: bool, expire: int
+) -> tuple[int, bool]:
+    """Store ``new`` over ``current``: the compare-and-set's answer (0 stored, 1 another node
+    wrote first, 2 the store went back in time, -1 no room) and whether the move was appended."""
+    indexing = None
+    if new.clock is not None:
+        indexing = asyncio.ensure_future(flags.index(current, new))
+        indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
+        await asyncio.sleep(0)  # the index's command goes out ahead of the compare-and-set's
+    result = 3
+    for whole in (not append, True):
+        result = await db.cas(
+            new.id,
+            current.rev,
+            new.rev,
+            stored.whole(new) if whole else b"",
+            expire,
+            notice,
+            stamp=new.stamp,
+            expected_stamp=current.stamp,
+            append=b"" if whole else stored.record(notice),
+        )
+        if result != 3:  # 3: stored whole by an earlier version: write it whole
+            break
+        append = False
+    if indexing is not None:
+        await indexing
+    return result, append
