@@ -260,7 +260,11 @@ class Lobby:
             m.conn.send_msg(paired)
 
     def on_message(self, channel: bytes, data: bytes) -> None:
-        """The lobby channel's news: relayed to the watchers; a pairing delivered."""
+        """The lobby channel's news: relayed to the watchers; a pairing delivered. A Cluster's
+        subscriber also hands every channel its "read again" notice after a resubscription
+        (not JSON): the lobby's own refresh each second already reads what may have been missed."""
+        if not data.startswith(b"{"):
+            return
         news = json.loads(data)
         kind = news.get("k")
         if kind == "open":
