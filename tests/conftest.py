@@ -31,6 +31,19 @@ def store_kind(request) -> str:
     return request.param
 
 
+@pytest.fixture(scope="module")
+def shared_store(store_kind, tmp_path_factory):
+    """One store for the nodes a module starts: the embedded Valkey of its own, or the Redis at
+    REDIS_URL (each test keeps to its own key prefix)."""
+    if store_kind == "redis":
+        yield os.environ["REDIS_URL"]
+        return
+    from server.run.cli import embedded_valkey
+
+    with embedded_valkey(tmp_path_factory.mktemp("shared-valkey")) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def server(store_kind, tmp_path_factory, key_prefix):
     """A server with short timers (absence 1.5 s, tick 0.3 s) on each store."""

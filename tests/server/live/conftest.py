@@ -3,26 +3,14 @@ starts N nodes on one shared store, each with the environment given, all stopped
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
 from serverproc import ServerProcess
 
 
-@pytest.fixture(scope="module")
-def lobby_store(store_kind, tmp_path_factory):
-    if store_kind == "redis":
-        yield os.environ["REDIS_URL"]
-        return
-    from server.run.cli import embedded_valkey
-
-    with embedded_valkey(tmp_path_factory.mktemp("lobby-valkey")) as url:
-        yield url
-
-
 @pytest.fixture
-def lobby_nodes(lobby_store, tmp_path, key_prefix):
+def lobby_nodes(shared_store, tmp_path, key_prefix):
     started: list[ServerProcess] = []
     prefix = key_prefix + f"lobby{random.randrange(1 << 30)}:"
 
@@ -32,7 +20,7 @@ def lobby_nodes(lobby_store, tmp_path, key_prefix):
             settings.update(env)
             started.append(
                 ServerProcess(
-                    redis_url=lobby_store,
+                    redis_url=shared_store,
                     data_dir=tmp_path / f"node{len(started)}",
                     env=settings,
                 ).start()

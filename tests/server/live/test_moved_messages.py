@@ -5,7 +5,6 @@ one node and across nodes (PROTOCOL.md, "Moves, lighter")."""
 from __future__ import annotations
 
 import json
-import os
 import random
 
 import pytest
@@ -161,17 +160,6 @@ def test_moved_is_declared_and_join_refuses_other_states(server):
     from server.rooms import protocol as P
 
     assert "Moved" in P.schema()["$defs"]
-
-
-@pytest.fixture(scope="module")
-def shared_store(store_kind, tmp_path_factory):
-    if store_kind == "redis":
-        yield os.environ["REDIS_URL"]
-        return
-    from server.run.cli import embedded_valkey
-
-    with embedded_valkey(tmp_path_factory.mktemp("shared-valkey")) as url:
-        yield url
 
 
 def test_moves_across_nodes(shared_store, tmp_path, key_prefix):

@@ -21,20 +21,6 @@ TIMERS = {
 }
 
 
-@pytest.fixture(scope="module")
-def shared_store(store_kind, tmp_path_factory):
-    """One store for all the nodes: the embedded Valkey, or the Redis at REDIS_URL."""
-    import os
-
-    if store_kind == "redis":
-        yield os.environ["REDIS_URL"]
-        return
-    from server.run.cli import embedded_valkey
-
-    with embedded_valkey(tmp_path_factory.mktemp("shared-valkey")) as url:
-        yield url
-
-
 @pytest.fixture
 def nodes(shared_store, tmp_path, key_prefix):
     started: list[ServerProcess] = []

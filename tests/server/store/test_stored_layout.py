@@ -4,8 +4,6 @@ layout by its next change."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import redis
 from serverproc import ServerProcess
@@ -14,21 +12,12 @@ from wsclient import seated_pair
 from server.rooms.room import LOG, decode_room, encode_room
 
 
-@pytest.fixture(scope="module")
-def store_url(store_kind, tmp_path_factory):
-    if store_kind == "redis":
-        yield os.environ["REDIS_URL"]
-        return
-    from server.run.cli import embedded_valkey
-
-    with embedded_valkey(tmp_path_factory.mktemp("layout-valkey")) as url:
-        yield url
-
-
 @pytest.fixture
-def node(store_url, tmp_path, key_prefix):
+def node(shared_store, tmp_path, key_prefix):
     prefix = key_prefix + "layout:"
-    srv = ServerProcess(redis_url=store_url, data_dir=tmp_path, env={"NYUMBA_KEY_PREFIX": prefix})
+    srv = ServerProcess(
+        redis_url=shared_store, data_dir=tmp_path, env={"NYUMBA_KEY_PREFIX": prefix}
+    )
     srv.start()
     srv.prefix = prefix
     yield srv
@@ -45,10 +34,10 @@ def _move(south, north) -> int:
     return v + 1
 
 
-def test_moves_are_appended_to_the_stored_room(node, store_url):
+def test_moves_are_appended_to_the_stored_room(node, shared_store):
     r, south, north = seated_pair(node)
     key = f"{node.prefix}room:{{{r['room']}}}"
-    db = redis.Redis.from_url(store_url)
+    db = redis.Redis.from_url(shared_store)
     _move(south, north)
     first = db.hget(key, "data")
     assert first[:1] == LOG
@@ -60,10 +49,10 @@ def test_moves_are_appended_to_the_stored_room(node, store_url):
         c.close()
 
 
-def test_a_room_stored_whole_by_an_earlier_version_plays_on_and_is_rewritten(node, store_url):
+def test_a_room_stored_whole_by_an_earlier_version_plays_on_and_is_rewritten(node, shared_store):
     r, south, north = seated_pair(node)
     key = f"{node.prefix}room:{{{r['room']}}}"
-    db = redis.Redis.from_url(store_url)
+    db = redis.Redis.from_url(shared_store)
     _move(south, north)
     room = decode_room(db.hget(key, "data"))
     room.tail = 0
