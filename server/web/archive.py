@@ -60,7 +60,8 @@ def _json(body: Any) -> Response:
     return Response(msgspec.json.encode(body), media_type="application/json")
 
 
-def _down(db: Database, exc: BaseException) -> Response:
+def archive_down(db: Database, exc: BaseException) -> Response:
+    """The archive's database did not answer: noted for /readyz, and a 503 problem."""
     db.failed(exc)
     return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
@@ -102,7 +103,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             g = await games.game(db(), game_id)
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         if g is None:
             return _no_game()
         record = _named(g)
@@ -130,7 +131,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             standing = await games.standings(db(), pid)
             listed, more = await games.played(db(), pid, number)
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         return _json(PlayerPage(p.id, p.name, p.created_ms, standing, listed, number, more))
 
     def _profile(request: Request) -> str | None:
@@ -145,7 +146,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             found = await games.rating_of(db(), wanted[:8], game) if wanted else {}
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         return _json(found)
 
     async def leaderboard(request: Request) -> Response:
@@ -155,7 +156,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             return _json(await games.leaderboard(db(), game))
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
 
     return [
         Route("/g/{id}", page("game.html")),

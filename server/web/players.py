@@ -45,6 +45,7 @@ from server.live.local import now_ms
 from server.ops.config import Settings
 from server.rooms import names
 from server.web import httpguard
+from server.web.archive import archive_down
 from server.web.httpguard import problem
 
 COOKIE = "nyumba_player"
@@ -125,8 +126,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await _me(request)
         except DOWN as exc:
-            db.failed(exc)
-            return problem(503, "archive-down", "The archive does not answer; try again soon.")
+            return archive_down(db, exc)
 
     async def _me(request: Request) -> Response:
         player = await current(request)
@@ -191,8 +191,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await handler(request)
         except DOWN as exc:
-            db.failed(exc)
-            return problem(503, "archive-down", "The archive does not answer; try again soon.")
+            return archive_down(db, exc)
 
     async def register_options(request: Request) -> Response:
         player = await current(request)
