@@ -60,8 +60,7 @@ def _json(body: Any) -> Response:
     return Response(msgspec.json.encode(body), media_type="application/json")
 
 
-def archive_down(db: Database, exc: BaseException) -> Response:
-    """The archive's database did not answer: noted for /readyz, and a 503 problem."""
+def _down(db: Database, exc: BaseException) -> Response:
     db.failed(exc)
     return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
@@ -103,7 +102,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             g = await games.game(db(), game_id)
         except DOWN as exc:
-            return archive_down(db(), exc)
+            return _down(db(), exc)
         if g is None:
             return _no_game()
         record = _named(g)
@@ -131,7 +130,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             standing = await games.standings(db(), pid)
             listed, more = await games.played(db(), pid, number)
         except DOWN as exc:
-            return archive_down(db(), exc)
+            return _down(db(), exc)
         return _json(PlayerPage(p.id, p.name, p.created_ms, standing, listed, number, more))
 
     def _profile(request: Request) -> str | None:
@@ -146,7 +145,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             found = await games.rating_of(db(), wanted[:8], game) if wanted else {}
         except DOWN as exc:
-            return archive_down(db(), exc)
+            return _down(db(), exc)
         return _json(found)
 
     async def leaderboard(request: Request) -> Response:
@@ -156,7 +155,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             return _json(await games.leaderboard(db(), game))
         except DOWN as exc:
-            return archive_down(db(), exc)
+            return _down(db(), exc)
 
     return [
         Route("/g/{id}", page("game.html")),

@@ -45,7 +45,6 @@ from server.live.local import now_ms
 from server.ops.config import Settings
 from server.rooms import names
 from server.web import httpguard
-from server.web.archive import archive_down
 from server.web.httpguard import problem
 
 COOKIE = "nyumba_player"
@@ -126,7 +125,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await _me(request)
         except DOWN as exc:
-            return archive_down(db, exc)
+            db.failed(exc)
+            return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
     async def _me(request: Request) -> Response:
         player = await current(request)
@@ -191,7 +191,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await handler(request)
         except DOWN as exc:
-            return archive_down(db, exc)
+            db.failed(exc)
+            return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
     async def register_options(request: Request) -> Response:
         player = await current(request)
