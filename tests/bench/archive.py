@@ -11,9 +11,12 @@
    each game's record made in the replay pool and its ratings updated in its transaction.
 2. **A move's p99 with the archive on.** ``tests/bench/load.py``'s harness, ``--rate`` moves a
    second in each of ``--rooms`` rooms (games end and new rooms open at a steady rate, so the
-   archive writes all the while), run against this checkout and against ``--base`` (a
-   checkout without the archive: by default ``main``'s merge base, exported with ``git
-   archive``), interleaved for ``--rounds``: the same run's ratio of their p99s.
+   archive writes all the while), run against this checkout's commit with the archive on and
+   the same commit with it off, interleaved for ``--rounds``: the same run's ratio of their
+   p99s. Both are exported with ``git archive HEAD`` (so an edit during the run changes
+   neither); "off" is that export with ``Archiver.ended`` and ``Archiver.sweep`` returning at
+   once (``archive_off``): games still end, their rooms still carry them, nothing is written.
+   ``--base DIR`` compares against another checkout instead.
 
 Runs are bounded in time and stop by themselves; everything listens on 127.0.0.1.
 """
@@ -150,17 +153,31 @@ async def layer_rate(url: str, games: int, concurrency: int) -> float:
     return games / elapsed
 
 
-def base_checkout(tmp: Path) -> Path:
-    """``main``'s merge base with this checkout, exported (no worktree is registered)."""
-    base = subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    out = tmp / "base"
+def exported(tmp: Path, name: str) -> Path:
+    """This checkout's commit, exported to ``tmp/name`` (no worktree is registered)."""
+    out = tmp / name
     out.mkdir()
-    archive = subprocess.run(["git", "archive", base], cwd=ROOT, capture_output=True, check=True)
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
-    print(f"baseline: main's merge base {base[:10]} (no archive), in {out}", flush=True)
     return out
+
+
+OFF = "        return  # the bench's archive off: nothing is written\n"
+
+
+def archive_off(tree: Path) -> Path:
+    """``tree`` with the node's archive writer doing nothing (a bench-only edit of the export)."""
+    path = tree / "server" / "live" / "archiving.py"
+    text = path.read_text()
+    for head in (
+        '''        """``room`` was just stored with a game that waits for the archive."""\n''',
+        "    async def sweep(self) -> None:\n",
+    ):
+        if head not in text:
+            raise SystemExit(f"archive_off: {head.strip()!r} not found in {path}")
+        text = text.replace(head, head + OFF)
+    path.write_text(text)
+    return tree
 
 
 def main() -> None:
@@ -168,7 +185,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--concurrency", type=int, default=40)
     ap.add_argument("--databases", default="sqlite,postgresql")
-    ap.add_argument("--base", help="a checkout without the archive (default: main's merge base)")
+    ap.add_argument("--base", help="another checkout to compare with (default: HEAD, archive off)")
     ap.add_argument("--rooms", type=int, default=1000)
     ap.add_argument("--rate", type=float, default=1.0)
     ap.add_argument("--seconds", type=float, default=20.0)
@@ -207,12 +224,16 @@ def main() -> None:
 
     if not args.skip_latency:
         print("=== a move's p99 with the archive on (load.py, same run)", flush=True)
-        base = Path(args.base) if args.base else base_checkout(tmp)
+        if args.base:
+            base, this = Path(args.base), ROOT
+        else:
+            base, this = archive_off(exported(tmp, "off")), exported(tmp, "on")
+            print(f"archive off: {base}; on: {this} (both HEAD)", flush=True)
         command = [
             sys.executable,
             str(HERE / "load.py"),
             "--roots",
-            f"{base},{ROOT}",
+            f"{base},{this}",
             "--rooms",
             str(args.rooms),
             "--rate",
@@ -235,7 +256,7 @@ def main() -> None:
                 p99s.setdefault(root, []).append(float(line.split("p99 ", 1)[1].split()[0]))
         if run.wait() != 0:
             raise SystemExit(run.returncode)
-        base_p99, this_p99 = p99s.get(str(base), []), p99s.get(str(ROOT), [])
+        base_p99, this_p99 = p99s.get(str(base), []), p99s.get(str(this), [])
         ratios = sorted(t / b for t, b in zip(this_p99, base_p99) if b)
         if ratios:
             print(
