@@ -5,17 +5,17 @@ the game in ``Room.waiting`` (``server/rooms/finished.py``). The node that wrote
 hands the room to ``Archiver.ended``, which — never on the move's path, in a task of its own —
 
 1. puts the room in the store's waiting set (``server/store/waiting.py``), due in
-   ``NYUMBA_ARCHIVE_RETRY_MS``: the net if this node dies before step 3;
-2. makes the game's record (a replay of every move, in the replay pool, off the event loop);
-3. writes the game, and its ratings, in one transaction (``server/archive/games.py``:
-   written once whoever tries, however often);
-4. removes it from the room with an ``Archived`` intent (a stored change nobody sees), and
+   ``NYUMBA_ARCHIVE_RETRY_MS``: the net if this node dies before step 3 is done;
+2. makes the game's record (a replay of every move) and writes the game, and its ratings, in
+   one transaction (``server/archive/games.py``: written once whoever tries, however often) —
+   both in the replay pool, off the event loop (``server/archive/worker.py`` says why);
+3. removes it from the room with an ``Archived`` intent (a stored change nobody sees), and
    the room from the waiting set when nothing of it waits.
 
-A database that does not answer stops the task at step 3: the game stays in the room and the
+A database that does not answer stops the task at step 2: the game stays in the room and the
 room in the set, and ``sweep`` — every node's, every tick — tries again once it is
 due, keeping such a room alive past its idle expiry meanwhile. Two nodes that try the same
-room at once both reach step 3; the archive's unique key lets one row in.
+room at once both reach step 2; the archive's unique key lets one row in.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server.archive import games, players
+from server.archive import games, players, worker
 from server.archive.db import DOWN, Database
 from server.computer.replays import Busy, Offload
 from server.live.local import StoreClock
@@ -43,7 +43,7 @@ from server.store.store import Store
 log = logging.getLogger("nyumba.archive")
 
 PRUNE_EVERY_S = 3600.0  # retention (server/archive/players.py ``prune``), about this often
-RECORDS_AT_ONCE = 2  # records asked of the replay pool at once (its per-address share)
+RECORDS_AT_ONCE = 2  # games handed to the replay pool at once (its per-address share)
 OFFLOAD_WAIT_S = 10.0  # the pool stayed full of others' replays this long: left to the sweep
 
 Change = Callable[..., Awaitable[Any]]
@@ -126,33 +126,44 @@ class Archiver:
 
     async def write(self, entry: Finished) -> bool:
         """One game into the archive; False while the database does not answer."""
-        if not await self.db.ready():
+        if not await self.db.ready() or (
+            self.db.down_since is not None and await self.db.ping() is not None
+        ):  # down: asked here, so that a worker does not wait out a connection's timeout
             metrics.ARCHIVED.labels("failed").inc()
             return False
-        record = await self._record(entry)
-        if record is None:
-            return False  # the replay pool stayed busy: the sweep tries again
-        try:
-            result = await games.write(self.db, entry, record, self.clock.now())
-        except DOWN as exc:
-            self.db.failed(exc)
-            metrics.ARCHIVED.labels("failed").inc()
-            return False
+        data = msgspec.msgpack.encode(entry)
+        now = self.clock.now()
+        offload = self.offload()
+        result: str
+        if offload is None:  # no pool (the bench's archive layer, tests of the node alone)
+            try:
+                result = await games.write(self.db, entry, record_text(data), now)
+            except DOWN as exc:
+                self.db.failed(exc)
+                metrics.ARCHIVED.labels("failed").inc()
+                return False
+        else:
+            answer = await self._offloaded(offload, data, now)
+            if answer is None:
+                return False  # the replay pool stayed busy: the sweep tries again
+            result, why = answer
+            if result == "down":
+                self.db.failed(ConnectionError(f"(in a replay worker) {why}"))
+                metrics.ARCHIVED.labels("failed").inc()
+                return False
         self.db.ok()
         metrics.ARCHIVED.labels(result).inc()
         return True
 
-    async def _record(self, entry: Finished) -> str | None:
-        data = msgspec.msgpack.encode(entry)
-        offload = self.offload()
-        if offload is None:
-            return record_text(data)
+    async def _offloaded(self, offload: Offload, data: bytes, now: int) -> tuple[str, str] | None:
         async with self._records:
             deadline = asyncio.get_running_loop().time() + OFFLOAD_WAIT_S
             while asyncio.get_running_loop().time() < deadline:
                 try:
-                    text: str = await offload.run("archive", record_text, data)
-                    return text
+                    answer: tuple[str, str] = await offload.run(
+                        "archive", worker.write_job, self.db.given, data, now
+                    )
+                    return answer
                 except Busy:  # full of people's replays: they go first
                     await asyncio.sleep(0.05)
         return None

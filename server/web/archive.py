@@ -33,6 +33,7 @@ from server.archive.db import DOWN, Database
 from server.live.local import now_ms
 from server.rooms.finished import with_names
 from server.web.httpguard import problem
+from server.web.players import archive_down
 
 ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 
@@ -58,11 +59,6 @@ class PlayerPage(msgspec.Struct):
 
 def _json(body: Any) -> Response:
     return Response(msgspec.json.encode(body), media_type="application/json")
-
-
-def _down(db: Database, exc: BaseException) -> Response:
-    db.failed(exc)
-    return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
 
 def _no_game() -> Response:
@@ -102,7 +98,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             g = await games.game(db(), game_id)
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         if g is None:
             return _no_game()
         record = _named(g)
@@ -130,7 +126,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             standing = await games.standings(db(), pid)
             listed, more = await games.played(db(), pid, number)
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         return _json(PlayerPage(p.id, p.name, p.created_ms, standing, listed, number, more))
 
     def _profile(request: Request) -> str | None:
@@ -145,7 +141,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             found = await games.rating_of(db(), wanted[:8], game) if wanted else {}
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
         return _json(found)
 
     async def leaderboard(request: Request) -> Response:
@@ -155,7 +151,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         try:
             return _json(await games.leaderboard(db(), game))
         except DOWN as exc:
-            return _down(db(), exc)
+            return archive_down(db(), exc)
 
     return [
         Route("/g/{id}", page("game.html")),

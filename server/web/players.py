@@ -71,6 +71,12 @@ class Answer(msgspec.Struct, forbid_unknown_fields=True):
     credential: dict[str, Any]
 
 
+def archive_down(db: Database, exc: BaseException) -> Response:
+    """The answer of every archive route while the database does not answer (told once)."""
+    db.failed(exc)
+    return problem(503, "archive-down", "The archive does not answer; try again soon.")
+
+
 def _json(body: Any, status: int = 200) -> Response:
     return Response(msgspec.json.encode(body), status, media_type="application/json")
 
@@ -125,8 +131,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await _me(request)
         except DOWN as exc:
-            db.failed(exc)
-            return problem(503, "archive-down", "The archive does not answer; try again soon.")
+            return archive_down(db, exc)
 
     async def _me(request: Request) -> Response:
         player = await current(request)
@@ -191,8 +196,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         try:
             return await handler(request)
         except DOWN as exc:
-            db.failed(exc)
-            return problem(503, "archive-down", "The archive does not answer; try again soon.")
+            return archive_down(db, exc)
 
     async def register_options(request: Request) -> Response:
         player = await current(request)

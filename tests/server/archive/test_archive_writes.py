@@ -205,3 +205,42 @@ def test_retention_forgets_old_sessions_and_the_players_nobody_can_sign_in_as(db
     gone, game, (b, a) = run(go())
     assert gone == 1 and a is None and b is not None
     assert [s.name for s in game.seats] == [None, "Baraka"]
+
+
+def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(db_url):
+    """``worker.write_job`` as the replay pool runs it (in a process of its own, from the
+    configured URL): the game and its ratings written once, and an unreachable database an
+    answer, not an exception (the drivers' exceptions need not survive pickling)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from server.archive import worker
+
+    async def seated() -> tuple[str, str]:
+        db = Database(db_url)
+        await db.start()  # the node migrates before it hands a game over
+        pair = await _two_players(db)
+        await db.close()
+        return pair
+
+    a, b = run(seated())
+    entry = finished_game("room-w", [(a, "Amina"), (b, "Baraka")], rated=True)
+    data = msgspec.msgpack.encode(entry)
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        answers = [pool.submit(worker.write_job, db_url, data, NOW).result() for _ in range(2)]
+        down = pool.submit(
+            worker.write_job, "postgresql://nyumba@127.0.0.1:9/none", data, NOW
+        ).result()
+    assert answers == [("written", ""), ("known", "")]
+    assert down[0] == "down" and down[1]
+
+    async def read():
+        db = Database(db_url)
+        game = await games.game(db, entry.id)
+        standing = await games.standings(db, a)
+        await db.close()
+        return game, standing
+
+    game, standing = run(read())
+    assert game is not None and [s.name for s in game.seats] == ["Amina", "Baraka"]
+    assert [s.games for s in standing] == [1]
