@@ -16,7 +16,8 @@
    p99s. Both are exported with ``git archive HEAD`` (so an edit during the run changes
    neither); "off" is that export with ``Archiver.ended`` and ``Archiver.sweep`` returning at
    once (``archive_off``): games still end, their rooms still carry them, nothing is written.
-   ``--base DIR`` compares against another checkout instead.
+   ``--base DIR`` compares against another checkout instead. A copy of the baseline runs in
+   the same rounds and its ratio to the baseline is printed too: the noise floor.
 
 Runs are bounded in time and stop by themselves; everything listens on 127.0.0.1.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -229,11 +231,15 @@ def main() -> None:
         else:
             base, this = archive_off(exported(tmp, "off")), exported(tmp, "on")
             print(f"archive off: {base}; on: {this} (both HEAD)", flush=True)
+        # The noise floor: a second copy of the baseline in the same rounds. A p99 over 20 s
+        # moves by a fifth between two runs of one tree; the archive's ratio means something
+        # only beside the baseline's ratio to itself.
+        again = Path(shutil.copytree(base, tmp / "again", ignore=shutil.ignore_patterns(".venv")))
         command = [
             sys.executable,
             str(HERE / "load.py"),
             "--roots",
-            f"{base},{this}",
+            f"{base},{this},{again}",
             "--rooms",
             str(args.rooms),
             "--rate",
@@ -256,15 +262,16 @@ def main() -> None:
                 p99s.setdefault(root, []).append(float(line.split("p99 ", 1)[1].split()[0]))
         if run.wait() != 0:
             raise SystemExit(run.returncode)
-        base_p99, this_p99 = p99s.get(str(base), []), p99s.get(str(this), [])
-        ratios = sorted(t / b for t, b in zip(this_p99, base_p99) if b)
-        if ratios:
-            print(
-                "=== move p99, archive on / without it, same round: "
-                + " ".join(f"{r:.2f}" for r in ratios)
-                + f"  (median {ratios[len(ratios) // 2]:.2f})",
-                flush=True,
-            )
+        base_p99 = p99s.get(str(base), [])
+        for what, tree in (("archive on / without it", this), ("without it, again / once", again)):
+            ratios = sorted(t / b for t, b in zip(p99s.get(str(tree), []), base_p99) if b)
+            if ratios:
+                print(
+                    f"=== move p99, {what}, same round: "
+                    + " ".join(f"{r:.2f}" for r in ratios)
+                    + f"  (median {ratios[len(ratios) // 2]:.2f})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
