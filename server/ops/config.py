@@ -74,7 +74,7 @@ _HELP = {
     "NYUMBA_OPENS_PER_MINUTE": "WebSockets one client address may open per minute, all nodes together",
     "NYUMBA_JOINS_PER_MINUTE": "joins one client address may send per minute, all nodes together",
     "NYUMBA_ROOM_VISITORS_PER_MINUTE": "visitors (joins without a seat token) one room may take per minute, all nodes together",
-    "NYUMBA_REPLAY_WORKERS": "processes replaying records, records and undos (server/computer/replays.py)",
+    "NYUMBA_REPLAY_WORKERS": "processes replaying records, records and undos (server/computer/replays.py), and writing finished games to the archive",
     "NYUMBA_WORKERS": "node processes on the port (server/run/workers.py)",
     "NYUMBA_WORKER": "this worker's index",
     "NYUMBA_LISTEN_FD": "the supervisor's listening socket",
