@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from clientkit import PHONE, attr, play_first, wait_open, wait_settled
+from clientkit import PHONE, attr, counts, play_first, wait_open, wait_settled
 from serverproc import ServerProcess
 
 
@@ -110,3 +110,34 @@ def test_a_player_aborts_before_the_first_moves_and_both_are_offered_the_lobby(o
         page.wait_for_selector("#lobby-link:not([hidden])")
         assert not page.is_visible("#abort")
     assert "aborted" in second.inner_text("#result") and "中止" in first.inner_text("#result")
+
+
+def test_a_seek_made_with_the_start_pages_form_is_listed_taken_and_played_as_asked(open_page):
+    """The form's own way into the lobby (not a quick pool): a game, an option and a clock
+    chosen by hand, "Anyone, from the lobby" — the other player sees it listed as asked, takes
+    it on a phone, and both sit in one room with that game, those seeds and that clock."""
+    first = open_page()
+    first.wait_for_selector("body[data-ready='1']")
+    first.check("input[name=game][value='kalah']")
+    first.select_option("#opt-seeds", "5")
+    first.check("input[name=mode][value='lobby']")
+    first.select_option("#clock", "180000+2000")
+    first.check("input[name=side][value='north']")
+    first.click("#go")
+    first.wait_for_selector("#seeking:not([hidden])")
+    assert "/r/" not in first.url  # a seek waits on the start page; no room yet
+
+    second = open_page(viewport=PHONE)
+    row = second.locator("#seeks .seek[data-mine='0']").first
+    row.wait_for()
+    assert "Kalah" in row.inner_text() and "3+2" in row.inner_text()
+    assert second.is_visible("#quick .quick-pool[data-game='kalah']")  # still there, untaken
+    second.click("#seeks .seek[data-mine='0'] .seek-play")
+    for page in (first, second):
+        page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
+        wait_open(page)
+        page.wait_for_selector("#clocks:not([hidden])")
+        assert "3:00" in page.inner_text("#clocks")
+        assert sorted(counts(page).values()) == [0, 0] + [5] * 12  # two empty stores
+    assert first.url == second.url
+    assert attr(first, "sides") == "1" and attr(second, "sides") == "0"  # the side asked for

@@ -37,3 +37,23 @@ def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lob
     assert second.expect("error")["code"] == "no-seek"
     third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
     assert third.expect("seeking")["status"] == "open"  # room under the cap again
+
+
+def test_a_nodes_own_cap_on_open_seeks_refuses_there_and_nowhere_else(lobby_nodes):
+    """``NYUMBA_SEEKS_PER_NODE``: what one node holds open (its memory, its sweeps), counted by
+    that node: its next seek is refused with ``seek-limit`` while another node takes one, and a
+    cancel there makes room again."""
+    a = lobby_nodes(1, NYUMBA_SEEKS_PER_NODE="2")[-1]
+    b = lobby_nodes(1)[-1]  # the same store and prefix, the default cap
+    held = [Client(a.ws_url) for _ in range(2)]
+    seeks = [seek(c, side="north")["seek"] for c in held]  # one side: nobody is paired
+    over = Client(a.ws_url)
+    over.send(t="seek", game="kalah", options={"seeds": 4}, side="north", id="s3")
+    refused = over.expect("error")
+    assert refused["code"] == "seek-limit" and refused["id"] == "s3" and refused["message"]
+    elsewhere = Client(b.ws_url)
+    assert seek(elsewhere, side="north")["status"] == "open"
+    held[0].send(t="cancel", seek=seeks[0])
+    assert held[0].expect("seeking")["status"] == "cancelled"
+    over.send(t="seek", game="kalah", options={"seeds": 4}, side="north", id="s4")
+    assert over.expect("seeking")["status"] == "open"
