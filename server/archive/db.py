@@ -47,7 +47,7 @@ DOWN = (DBAPIError, InterfaceError, OperationalError, OSError, TimeoutError, Con
 
 class Database:
     def __init__(self, url: str) -> None:
-        self.given = url  # as configured: what a replay worker opens (server/archive/worker.py)
+        self.configured_url = url  # what a replay worker opens (server/archive/worker.py)
         self.url, connect = dburl.parse(url)
         self.schema = dburl.schema_of(connect)
         self.kind = self.url.get_backend_name()  # "sqlite" or "postgresql"

@@ -29,13 +29,13 @@ from typing import Any
 import msgspec
 from redis.exceptions import RedisError
 
-from server.archive import games, players, worker
+from server.archive import players, worker
 from server.archive.db import DOWN, Database
 from server.computer.replays import Busy, Offload
 from server.live.local import StoreClock
 from server.ops import health, metrics
 from server.ops.config import Settings
-from server.rooms.finished import Archived, record_text
+from server.rooms.finished import Archived
 from server.rooms.room import Finished, Refused, Room, decode_room
 from server.store import waiting
 from server.store.store import Store
@@ -134,23 +134,18 @@ class Archiver:
         data = msgspec.msgpack.encode(entry)
         now = self.clock.now()
         offload = self.offload()
-        result: str
         if offload is None:  # no pool (the bench's archive layer, tests of the node alone)
-            try:
-                result = await games.write(self.db, entry, record_text(data), now)
-            except DOWN as exc:
-                self.db.failed(exc)
-                metrics.ARCHIVED.labels("failed").inc()
-                return False
+            answer = await worker.write(self.db, data, now)
         else:
-            answer = await self._offloaded(offload, data, now)
-            if answer is None:
+            offloaded = await self._offloaded(offload, data, now)
+            if offloaded is None:
                 return False  # the replay pool stayed busy: the sweep tries again
-            result, why = answer
-            if result == "down":
-                self.db.failed(ConnectionError(f"(in a replay worker) {why}"))
-                metrics.ARCHIVED.labels("failed").inc()
-                return False
+            answer = offloaded
+        result, why = answer
+        if result == "down":
+            self.db.failed(ConnectionError(why))
+            metrics.ARCHIVED.labels("failed").inc()
+            return False
         self.db.ok()
         metrics.ARCHIVED.labels(result).inc()
         return True
@@ -161,7 +156,7 @@ class Archiver:
             while asyncio.get_running_loop().time() < deadline:
                 try:
                     answer: tuple[str, str] = await offload.run(
-                        "archive", worker.write_job, self.db.given, data, now
+                        "archive", worker.write_job, self.db.configured_url, data, now
                     )
                     return answer
                 except Busy:  # full of people's replays: they go first
