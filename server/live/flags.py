@@ -2,7 +2,8 @@
 
 Every node runs one (``Flags.watch``): every ``PERIOD_S`` it claims the rooms whose deadline
 has passed by the store's clock (``server/store/deadlines.py``; each claimed by one node) and
-judges a ``Flag`` on each through the node's write path, which ends the game on time
+judges a ``Flag`` on each through the node's write path, on the store's copy of the room
+(never a node's, which a notice may not have reached), which ends the game on time
 (``timeout``) or aborts it (``aborted``) if its deadline really passed, and changes nothing if
 a move came first. The room's next deadline, if any, goes back in the index. The node's
 write path indexes each new deadline ahead of the change that makes it (``index``).
@@ -55,17 +56,26 @@ class Flags:
 
     async def once(self) -> int:
         _, due = await self.deadlines.claim(LEASE_MS)
-        for room_id, _ in due:
-            task = asyncio.create_task(self._judge(room_id), name=f"flag:{room_id}")
+        for room_id, at in due:
+            task = asyncio.create_task(self._judge(room_id, at), name=f"flag:{room_id}")
             self.judging.add(task)
             task.add_done_callback(self.judging.discard)
         return len(due)
 
-    async def _judge(self, room_id: str) -> None:
+    async def _judge(self, room_id: str, at: int) -> None:
         try:
             done = await self.change(room_id, Flag(room_id))
-        except Refused:  # the room is gone: nothing to wait for
-            await self.deadlines.release(room_id, None)
+        except Refused as refused:
+            # The room is gone: nothing to wait for. Lost races (``busy``): judged again soon.
+            await self.deadlines.release(room_id, None if refused.code == "no-room" else at)
+            return
+        except RedisError as exc:  # the claim's lease brings it back
+            health.STORE.failed(exc)
+            return
+        except Exception:
+            log.exception(
+                "room %s: judging its deadline failed; it comes back when its claim lapses", room_id
+            )
             return
         await self.deadlines.release(room_id, deadline(done.room))
 

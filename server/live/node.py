@@ -49,6 +49,7 @@ from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
 from server.rooms.room import Position, Refused, Room, decode_room
+from server.rooms.timing import Flag
 from server.rooms.view import state_message
 from server.store.deadlines import Deadlines
 from server.store.store import Store, presence_by_side, watchers
@@ -156,10 +157,11 @@ class Node:
         for attempt in range(16):
             members: list[Any] = []
             known = room if attempt == 0 else None
-            if known is None and attempt == 0 and room_id in self.local:
-                cached = self.local[room_id].cached
-                if cached is not None:
-                    known, members = cached
+            # A flag is judged on the store's copy: its watcher indexes the deadline it finds,
+            # and a copy a notice has not yet reached would give a later one than the truth.
+            here = self.local.get(room_id) if attempt == 0 and type(intent) is not Flag else None
+            if known is None and here is not None and here.cached is not None:
+                known, members = here.cached
             if known is not None:
                 current = known
             else:
@@ -254,10 +256,11 @@ class Node:
         return presence, watching
 
     def keep(self, room: Room, members: list[Any]) -> None:
-        """Keep the newest copy seen of a room with local connections (a slow
-        read must not replace a newer write)."""
+        """Keep the newest copy seen of a room with local connections: a slow read
+        replaces neither a newer write nor, once a newer revision's notice has dropped the
+        copy, nothing (the next change reads the store)."""
         here = self.local.get(room.id)
-        if here is None:
+        if here is None or room.rev < here.last_rev:
             return
         if here.cached is None or here.cached[0].rev <= room.rev:
             here.cached = (room, members)
