@@ -119,7 +119,7 @@ class AddressCap:
                 except RedisError as exc:
                     if "NOSCRIPT" not in str(exc):
                         raise
-                    await self.store.link.execute("SCRIPT", "LOAD", _RENEW)
+                    await self.store.link.load_script(_RENEW)  # on every master of a Cluster
                     await self.store.link.execute_many(batch)
             except asyncio.CancelledError:
                 raise
