@@ -94,7 +94,7 @@ def _pool_client(url: str, connect_timeout: float, command_timeout: float) -> ai
         ),
         retry_on_error=[RedisConnectionError],
     )
-    return aioredis.Redis(connection_pool=pool)
+    return aioredis.Redis.from_pool(pool)  # the client owns it: closing the client closes it
 
 
 def open_single(url: str, *, connect_timeout: float, command_timeout: float) -> Topology:
