@@ -84,20 +84,52 @@ function accept(id) {
   send({ t: "accept", seek: id, name: settings.name() || undefined, id: `a${Date.now().toString(36)}-${++counter}` });
 }
 
-function draw() {
+// A lobby update redraws only what changed: a button made anew between a press and its release
+// takes no click, so the quick pools' buttons and each listed seek's row are kept while they stand.
+const rows = new Map(); // seek id -> its row
+
+function drawQuick() {
   $("#quick").replaceChildren(
     ...state.quick.map((q) =>
-      h("button", { type: "button", class: "quick-pool", disabled: Boolean(state.mine),
+      h("button", { type: "button", class: "quick-pool",
         dataset: { game: q.game, clock: q.label },
         onclick: () => seek({ game: q.game, options: q.options, clock: q.clock, side: "random" }) },
         h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label))),
   );
-  const seeks = [...state.seeks.values()];
-  $("#seeks").replaceChildren(...seeks.map(seekLine));
-  show($("#seeks-empty"), seeks.length === 0);
+}
+
+function drawSeeks() {
+  const list = $("#seeks");
+  for (const [id, row] of rows) {
+    if (!state.seeks.has(id) || row.dataset.mine !== (id === state.mine ? "1" : "0")) {
+      row.remove();
+      rows.delete(id);
+    }
+  }
+  let i = 0;
+  for (const s of state.seeks.values()) {
+    let row = rows.get(s.id);
+    if (!row) rows.set(s.id, (row = seekLine(s)));
+    if (list.children[i] !== row) list.insertBefore(row, list.children[i] || null);
+    i++;
+  }
+}
+
+function draw() {
+  for (const button of $("#quick").children) button.disabled = Boolean(state.mine);
+  drawSeeks();
+  show($("#seeks-empty"), state.seeks.size === 0);
   const waiting = state.mine !== null && state.mine !== undefined;
   show($("#seeking"), waiting);
   document.body.dataset.seeking = waiting ? "1" : "0";
+}
+
+// Everything drawn again (the language changed).
+function redraw() {
+  rows.clear();
+  $("#seeks").replaceChildren();
+  drawQuick();
+  draw();
 }
 
 export async function startLobby() {
@@ -108,8 +140,8 @@ export async function startLobby() {
   } catch {
     state.quick = [];
   }
-  draw();
+  redraw();
   connect();
 }
 
-export const redrawLobby = draw;
+export const redrawLobby = redraw;
