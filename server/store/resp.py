@@ -185,6 +185,9 @@ async def open_protocol(
     return proto
 
 
+_ROLE = hiredis.pack_command(("ROLE",))
+
+
 class Link:
     """``await link.execute("HGET", key, "data")``; scripts by ``script(text)``.
 
@@ -217,7 +220,15 @@ class Link:
 
     async def _connect(self) -> _Protocol:
         host, port = await self.address()
-        return await open_protocol(dict(self.params), self.tls, host, port, self.command_timeout)
+        proto = await open_protocol(dict(self.params), self.tls, host, port, self.command_timeout)
+        if self.resolve is not None and (await proto.request(_ROLE))[0] != b"master":
+            # A Sentinel that has not yet heard of a failover names the old master, which may
+            # be back as a replica still loading: it would answer reads, and scripts that read
+            # before they write, from no data at all (a live room said to have expired).
+            if proto.transport is not None:
+                proto.transport.close()
+            raise RedisConnectionError(f"{host}:{port} is not the master (yet)")
+        return proto
 
     async def _connect_within_deadline(self) -> _Protocol:
         try:
