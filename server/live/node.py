@@ -256,9 +256,9 @@ class Node:
         return presence, watching
 
     def keep(self, room: Room, members: list[Any]) -> None:
-        """Keep the newest copy seen of a room with local connections: a slow read
-        replaces neither a newer write nor, once a newer revision's notice has dropped the
-        copy, nothing (the next change reads the store)."""
+        """Keep the newest copy seen of a room with local connections. A slow read never
+        becomes it: not over a newer write, nor after a newer revision's notice was forwarded
+        (which dropped the copy: the next change reads the store)."""
         here = self.local.get(room.id)
         if here is None or room.rev < here.last_rev:
             return
