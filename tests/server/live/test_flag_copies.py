@@ -49,12 +49,12 @@ async def _clocked_game(node: Node) -> list[Room]:
         pos = Position(copies[-1])
         move = pos.game.notation(pos.game.legal_moves(pos.state)[0])
         intent = P.Move(room=room.id, version=copies[-1].version, move=move, id=f"m{i}")
-        copies.append((await node.change(room.id, intent, both)).room)  # type: ignore[arg-type]
+        copies.append((await node.change(room.id, intent, both)).room)
     assert copies[-1].clock is not None and copies[-1].clock.running == 0
     return copies
 
 
-async def _with_node(url: str, prefix: str, body):  # type: ignore[no-untyped-def]
+async def _with_node(url: str, prefix: str, body):
     store = Store(url, prefix)
     await store.start()
     node = Node(from_env({}), store)
