@@ -1,0 +1,101 @@
+"""``nyumba layout [previous|current]``: the layout every node writes rooms in (rolling upgrades:
+``server/rooms/layout.py``, ``server/store/layouts.py``; deploy/README.md, "Upgrading").
+
+Without an argument it prints the store's flag and the live nodes. ``current`` sets the flag to
+this release's layout only when every live node reads it: a node of the release before (found
+by its channel, with no entry of its own) cannot, and is named; exit 1, nothing changed.
+``previous`` sets it back (every node of this release reads both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+
+from server.ops.config import Settings
+from server.rooms import layout
+from server.store import layouts as L
+from server.store.store import Store
+
+
+async def _node_channels(store: Store) -> set[str]:
+    """The ids of the nodes subscribed to their own channels (every release's nodes are)."""
+    pattern = re.sub(r"([*?\[\]\\])", r"\\\1", store.prefix) + "node:*"
+    if store.sharded:  # sharded channels live on the master of their slot: ask each
+        await store.link.refresh()
+        found = [
+            await store.link.execute_on(a, "PUBSUB", "SHARDCHANNELS", pattern)
+            for a in store.link.masters
+        ]
+    else:
+        found = [await store.link.execute("PUBSUB", "CHANNELS", pattern)]
+    channels = [c.decode() if isinstance(c, bytes) else c for names in found for c in names]
+    return {store.room_of_channel(c) for c in channels}
+
+
+async def _run(settings: Settings, asked: str | None) -> int:
+    store = Store(settings.redis_url or "", settings.key_prefix)
+    try:
+        await store.start()
+        p = store.prefix
+        flag, info, live = await store.link.execute_many(
+            [
+                ("GET", L.flag_key(p)),
+                ("HGETALL", L.info_key(p)),
+                ("ZRANGEBYSCORE", L.nodes_key(p), "(" + str(await _now(store)), "+inf"),
+            ]
+        )
+        alive = {_text(n) for n in live}
+        following = {_text(k): _text(v).split() for k, v in _pairs(info) if _text(k) in alive}
+        others = sorted((await _node_channels(store)) - set(following))
+        if asked is None:
+            print(f"the store's layout: {_text(flag) or 'unset'} (unset: each release's previous)")
+            print(f"this release reads layouts {', '.join(map(str, layout.READS))}", end="")
+            print(f" and writes {layout.PREVIOUS} (previous) or {layout.CURRENT} (current)")
+            for node, (reads, writes) in sorted(following.items()):
+                print(f"node {node}: reads up to layout {reads}, writes {writes}")
+            for node in others:
+                print(f"node {node}: an earlier release (reads up to layout {layout.PREVIOUS})")
+            return 0
+        want = layout.CURRENT if asked == "current" else layout.PREVIOUS
+        unable = [n for n, (reads, _) in following.items() if int(reads) < want]
+        unable += others if want > layout.PREVIOUS else []
+        if unable:
+            print(
+                f"nyumba layout: not set; {len(unable)} live node(s) cannot read layout {want}: "
+                f"{', '.join(sorted(unable))}. Replace them with this release first.",
+                file=sys.stderr,
+            )
+            return 1
+        await store.link.execute("SET", L.flag_key(p), str(want))
+        print(f"the store's layout is now {want}: every node writes it within {L.EVERY_S:g} s")
+        return 0
+    finally:
+        await store.close()
+
+
+async def _now(store: Store) -> int:
+    seconds, micros = await store.link.execute("TIME")
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else (value or "")
+
+
+def _pairs(flat: list | dict) -> list[tuple[bytes, bytes]]:
+    if isinstance(flat, dict):
+        return list(flat.items())
+    return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+
+
+def run(settings: Settings, asked: str | None) -> int:
+    if settings.redis_url is None:
+        print(
+            "nyumba layout: no store named (--redis-url or REDIS_URL); a node on its embedded"
+            " store is the only node, and plays on in the previous layout",
+            file=sys.stderr,
+        )
+        return 2
+    return asyncio.run(_run(settings, asked))

@@ -1,0 +1,97 @@
+"""The store's layout flag, and the nodes that follow it (rolling upgrades: the layouts are
+``server/rooms/layout.py``; the procedure is deploy/README.md, "Upgrading").
+
+    <prefix>layout:{layout}         the layout every node writes ("2", "3"); unset: each
+                                    release writes the layout of the release before it
+    <prefix>layout:{layout}:nodes   sorted set: the nodes that follow the flag -> until (ms)
+    <prefix>layout:{layout}:info    hash: node -> "<highest layout it reads> <layout it writes>"
+
+Every node (from the release that made layout 3 on) runs ``Layouts.follow``: once a second
+one script renews its entry and reads the flag, and the node writes what the flag says from
+then on. ``nyumba layout`` (``server/run/layoutcmd.py``) sets the flag only when every live
+node reads the layout asked for: a node of an earlier release has no entry and is found by
+the channel every node subscribes, ``<prefix>node:{id}`` (``server/live/fanout.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from redis.exceptions import RedisError
+
+from server.rooms import layout
+from server.store.resp import Script
+from server.store.store import Store
+
+log = logging.getLogger("nyumba.layout")
+
+# KEYS: flag, nodes, info. ARGV: node, lease ms, info. Renews the node's entry, drops the
+# entries that lapsed (a node gone without a word), and answers the flag.
+_FOLLOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
+  redis.call('ZREM', KEYS[2], gone)
+  redis.call('HDEL', KEYS[3], gone)
+end
+return redis.call('GET', KEYS[1])
+"""
+
+EVERY_S = 1.0  # how often a node reads the flag (and so how soon it follows a change)
+LEASE_MS = 10_000  # a node's entry lapses this long after its last renewal
+
+
+def flag_key(prefix: str) -> str:
+    return f"{prefix}layout:{{layout}}"
+
+
+def nodes_key(prefix: str) -> str:
+    return flag_key(prefix) + ":nodes"
+
+
+def info_key(prefix: str) -> str:
+    return flag_key(prefix) + ":info"
+
+
+class Layouts:
+    """A node's side of the flag: it sets ``store.layout``, the layout the node writes."""
+
+    def __init__(self, store: Store, node_id: str):
+        self.store = store
+        self.node_id = node_id
+        self._follow = Script(store.link, _FOLLOW)
+
+    async def renew(self) -> None:
+        """Renew this node's entry and write what the flag says (``layout.UnknownLayout``
+        when it names a layout this release cannot write)."""
+        p = self.store.prefix
+        flag = await self._follow(
+            keys=[flag_key(p), nodes_key(p), info_key(p)],
+            args=[self.node_id, LEASE_MS, f"{layout.READS[-1]} {self.store.layout}"],
+        )
+        written = layout.written(flag)
+        if written != self.store.layout:
+            log.info("writing rooms in layout %d (the store's flag)", written)
+            self.store.layout = written
+
+    async def follow(self) -> None:
+        """``renew`` every ``EVERY_S``; a flag this release cannot follow leaves the node
+        writing what it wrote (every node that can read the flag's layout reads that too)."""
+        while True:
+            await asyncio.sleep(EVERY_S)
+            try:
+                await self.renew()
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError, layout.UnknownLayout) as exc:
+                log.warning("the store's layout flag not read: %s", exc)
+
+    async def leave(self) -> None:
+        """Take this node's entry out (it stops)."""
+        p = self.store.prefix
+        await self.store.link.execute_many(
+            [("ZREM", nodes_key(p), self.node_id), ("HDEL", info_key(p), self.node_id)]
+        )
