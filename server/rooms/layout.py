@@ -21,6 +21,7 @@ from __future__ import annotations
 
 PREVIOUS = 2  # what the release before this one writes (and reads: it reads 1 and 2)
 CURRENT = 3  # this release's own
+UNSET = 2  # what a store whose flag was never set holds: the layout of the releases before it
 READS = (1, 2, 3)
 _MARKS = {2: b"\xc1", 3: b"\x03"}
 
@@ -50,10 +51,8 @@ def layout_of(data: bytes) -> int:
 
 
 def written(flag: bytes | str | None) -> int:
-    """The layout a node writes when the store's flag says ``flag`` (unset: ``PREVIOUS``)."""
-    if flag is None:
-        return PREVIOUS
-    text = flag.decode() if isinstance(flag, bytes) else flag
+    """The layout a node writes when the store's flag says ``flag`` (None: unset)."""
+    text = str(UNSET) if flag is None else flag.decode() if isinstance(flag, bytes) else flag
     if text not in {str(PREVIOUS), str(CURRENT)}:
         raise UnknownLayout(
             f"the store asks for layout {text!r}; this release writes {PREVIOUS} or {CURRENT}"

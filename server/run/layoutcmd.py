@@ -38,19 +38,10 @@ async def _run(settings: Settings, asked: str | None) -> int:
     store = Store(settings.redis_url or "", settings.key_prefix)
     try:
         await store.start()
-        p = store.prefix
-        flag, info, live = await store.link.execute_many(
-            [
-                ("GET", L.flag_key(p)),
-                ("HGETALL", L.info_key(p)),
-                ("ZRANGEBYSCORE", L.nodes_key(p), "(" + str(await _now(store)), "+inf"),
-            ]
-        )
-        alive = {_text(n) for n in live}
-        following = {_text(k): _text(v).split() for k, v in _pairs(info) if _text(k) in alive}
+        flag, following = await L.status(store)
         others = sorted((await _node_channels(store)) - set(following))
         if asked is None:
-            print(f"the store's layout: {_text(flag) or 'unset'} (unset: each release's previous)")
+            print(f"the store's layout: {flag or f'unset (layout {layout.UNSET})'}")
             print(f"this release reads layouts {', '.join(map(str, layout.READS))}", end="")
             print(f" and writes {layout.PREVIOUS} (previous) or {layout.CURRENT} (current)")
             for node, (reads, writes) in sorted(following.items()):
@@ -59,7 +50,7 @@ async def _run(settings: Settings, asked: str | None) -> int:
                 print(f"node {node}: an earlier release (reads up to layout {layout.PREVIOUS})")
             return 0
         want = layout.CURRENT if asked == "current" else layout.PREVIOUS
-        unable = [n for n, (reads, _) in following.items() if int(reads) < want]
+        unable = [n for n, (reads, _) in following.items() if reads < want]
         unable += others if want > layout.PREVIOUS else []
         if unable:
             print(
@@ -68,26 +59,11 @@ async def _run(settings: Settings, asked: str | None) -> int:
                 file=sys.stderr,
             )
             return 1
-        await store.link.execute("SET", L.flag_key(p), str(want))
+        await store.link.execute("SET", L.flag_key(store.prefix), str(want))
         print(f"the store's layout is now {want}: every node writes it within {L.EVERY_S:g} s")
         return 0
     finally:
         await store.close()
-
-
-async def _now(store: Store) -> int:
-    seconds, micros = await store.link.execute("TIME")
-    return int(seconds) * 1000 + int(micros) // 1000
-
-
-def _text(value: bytes | str | None) -> str:
-    return value.decode() if isinstance(value, bytes) else (value or "")
-
-
-def _pairs(flat: list | dict) -> list[tuple[bytes, bytes]]:
-    if isinstance(flat, dict):
-        return list(flat.items())
-    return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
 
 
 def run(settings: Settings, asked: str | None) -> int:

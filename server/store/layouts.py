@@ -40,6 +40,18 @@ end
 return redis.call('GET', KEYS[1])
 """
 
+# KEYS: flag, nodes, info. The flag, then each live node and its info.
+_STATUS = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {redis.call('GET', KEYS[1]) or ''}
+for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')) do
+  out[#out + 1] = node
+  out[#out + 1] = redis.call('HGET', KEYS[3], node) or ''
+end
+return out
+"""
+
 EVERY_S = 1.0  # how often a node reads the flag (and so how soon it follows a change)
 LEASE_MS = 10_000  # a node's entry lapses this long after its last renewal
 
@@ -95,3 +107,16 @@ class Layouts:
         await self.store.link.execute_many(
             [("ZREM", nodes_key(p), self.node_id), ("HDEL", info_key(p), self.node_id)]
         )
+
+
+async def status(store: Store) -> tuple[str, dict[str, tuple[int, int]]]:
+    """The store's flag ('' when unset) and the live nodes that follow it: node -> (the
+    highest layout it reads, the layout it writes)."""
+    p = store.prefix
+    flat = await Script(store.link, _STATUS)(keys=[flag_key(p), nodes_key(p), info_key(p)], args=[])
+    text = [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
+    nodes: dict[str, tuple[int, int]] = {}
+    for node, info in zip(text[1::2], text[2::2], strict=True):
+        reads, writes = (int(x) for x in info.split())
+        nodes[node] = (reads, writes)
+    return text[0], nodes

@@ -19,7 +19,9 @@ import httpx
 import pytest
 import redis
 from archivekit import wait_archived
+from clusterkit import ValkeyCluster
 from pgkit import sqlite_url
+from redis.cluster import RedisCluster
 from serverproc import ROOT, ServerProcess
 from wsclient import Client, create_room
 
@@ -50,11 +52,11 @@ def previous_release(tmp_path_factory) -> Path:
 class Fleet:
     """Nodes on one store and one archive, each of a release (a checkout's root)."""
 
-    def __init__(self, store: str, tmp: Path, prefix: str):
+    def __init__(self, store: str, tmp: Path, prefix: str, cluster: bool = False):
         self.store, self.tmp, self.prefix = store, tmp, prefix
         self.archive = sqlite_url(tmp)
         self.started: list[ServerProcess] = []
-        self.db = redis.Redis.from_url(store)
+        self.db = (RedisCluster if cluster else redis.Redis).from_url(store)
 
     def node(self, root: Path) -> ServerProcess:
         env = {**ENV, "DATABASE_URL": self.archive, "NYUMBA_KEY_PREFIX": self.prefix}
@@ -166,6 +168,15 @@ def wait_for(pred, what: str, timeout: float = 10.0):
     return found
 
 
+def following(fleet: Fleet, nodes: set[str]) -> None:
+    """Wait until each of ``nodes`` says it reads layout 3 and writes it."""
+    info = f"{fleet.prefix}layout:{{layout}}:info"
+    wait_for(
+        lambda: {k.decode() for k, v in fleet.db.hgetall(info).items() if v == b"3 3"} >= nodes,
+        "the nodes did not follow the flag",
+    )
+
+
 def node_id(srv: ServerProcess) -> str:
     return httpx.get(srv.url + "/healthz", timeout=5).json()["node"]
 
@@ -193,12 +204,7 @@ def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
         g.moves(rng, 4)
     switched = fleet.layout_cli("current")
     assert switched.returncode == 0, switched
-    nodes = {node_id(a), node_id(b)}
-    info = f"{fleet.prefix}layout:{{layout}}:info"
-    wait_for(
-        lambda: {k.decode() for k, v in fleet.db.hgetall(info).items() if v == b"3 3"} >= nodes,
-        "the nodes did not follow the flag",
-    )
+    following(fleet, {node_id(a), node_id(b)})
     status = fleet.layout_cli()
     assert "the store's layout: 3" in status.stdout and status.returncode == 0
     for g in games:
@@ -233,3 +239,37 @@ def test_without_the_scheme_the_old_nodes_games_break(fleet, previous_release):
     assert mover.expect("error", id=mid)["code"] == "internal"  # it cannot read the room
     assert "msgspec.ValidationError" in b.log()
     assert fleet.stored(game.room)[:1] == mark(CURRENT)  # and nothing changed
+
+
+def test_a_node_refuses_to_start_when_the_store_asks_for_a_layout_it_cannot_write(fleet):
+    """A rollback across a switch (or an upgrade skipping a release) stops at its first node
+    rather than breaking the games of the rooms it cannot read."""
+    fleet.db.set(f"{fleet.prefix}layout:{{layout}}", "4")
+    with pytest.raises(RuntimeError, match="server exited early") as failed:
+        fleet.node(ROOT)
+    assert "the store asks for layout '4'; this release writes 2 or 3" in str(failed.value)
+
+
+def test_on_a_cluster_the_switch_waits_for_the_old_node(tmp_path, key_prefix, previous_release):
+    """On a Cluster the nodes' channels are sharded, one master each: the command asks every
+    master for them."""
+    rng = random.Random(7)
+    cluster = ValkeyCluster(tmp_path / "cluster", replicas=0).start()
+    fleet = Fleet(cluster.url, tmp_path, key_prefix + "upgrade-cluster:", cluster=True)
+    try:
+        old, new = fleet.node(previous_release), fleet.node(ROOT)
+        game = Game(old, new, "kalah")
+        game.moves(rng, 6)
+        refused = fleet.layout_cli("current")
+        assert refused.returncode == 1 and node_id(old) in refused.stderr, refused
+        assert node_id(new) not in refused.stderr
+        old = replaced(fleet, old, ROOT, [game])
+        game.moves(rng, 2)
+        assert fleet.layout_cli("current").returncode == 0
+        following(fleet, {node_id(old), node_id(new)})
+        game.moves(rng, 2)
+        assert fleet.stored(game.room)[:1] == mark(CURRENT)
+        game.finish()
+    finally:
+        fleet.close()
+        cluster.stop()
