@@ -290,7 +290,12 @@ def main(argv: list[str] | None = None) -> int:
         "release before runs); previous: the layout of the release before. "
         "NYUMBA_KEY_PREFIX names the store's keys, as for serve.",
     )
-    lay.add_argument("set", nargs="?", choices=["previous", "current"])
+    lay.add_argument(
+        "set",
+        nargs="?",
+        choices=["previous", "current"],
+        help="the layout to write: this release's (current) or the release before's (previous)",
+    )
     lay.add_argument("--redis-url", help="Redis URL (REDIS_URL) of the nodes' store")
     args = parser.parse_args(argv)
     if args.command == "replay":

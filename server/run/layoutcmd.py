@@ -69,8 +69,8 @@ async def _run(settings: Settings, asked: str | None) -> int:
 def run(settings: Settings, asked: str | None) -> int:
     if settings.redis_url is None:
         print(
-            "nyumba layout: no store named (--redis-url or REDIS_URL); a node on its embedded"
-            " store is the only node, and plays on in the previous layout",
+            "nyumba layout: no store named (--redis-url or REDIS_URL). A node on an embedded"
+            " store is its only node: it writes layout 2, and nothing waits for a switch.",
             file=sys.stderr,
         )
         return 2
