@@ -10,7 +10,6 @@ by its channel, with no entry of its own) cannot, and is named; exit 1, nothing 
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 
 from server.ops.config import Settings
@@ -19,27 +18,12 @@ from server.store import layouts as L
 from server.store.store import Store
 
 
-async def _node_channels(store: Store) -> set[str]:
-    """The ids of the nodes subscribed to their own channels (every release's nodes are)."""
-    pattern = re.sub(r"([*?\[\]\\])", r"\\\1", store.prefix) + "node:*"
-    if store.sharded:  # sharded channels live on the master of their slot: ask each
-        await store.link.refresh()
-        found = [
-            await store.link.execute_on(a, "PUBSUB", "SHARDCHANNELS", pattern)
-            for a in store.link.masters
-        ]
-    else:
-        found = [await store.link.execute("PUBSUB", "CHANNELS", pattern)]
-    channels = [c.decode() if isinstance(c, bytes) else c for names in found for c in names]
-    return {store.room_of_channel(c) for c in channels}
-
-
 async def _run(settings: Settings, asked: str | None) -> int:
     store = Store(settings.redis_url or "", settings.key_prefix)
     try:
         await store.start()
         flag, following = await L.status(store)
-        others = sorted((await _node_channels(store)) - set(following))
+        others = sorted((await L.node_channels(store)) - set(following))
         if asked is None:
             print(f"the store's layout: {flag or f'unset (layout {layout.UNSET})'}")
             print(f"this release reads layouts {', '.join(map(str, layout.READS))}", end="")
@@ -48,6 +32,9 @@ async def _run(settings: Settings, asked: str | None) -> int:
                 print(f"node {node}: reads up to layout {reads}, writes {writes}")
             for node in others:
                 print(f"node {node}: an earlier release (reads up to layout {layout.PREVIOUS})")
+            rooms = await L.rooms_by_layout(store)
+            for name, count in sorted(rooms.items()):
+                print(f"rooms in layout {name}: {count}")
             return 0
         want = layout.CURRENT if asked == "current" else layout.PREVIOUS
         unable = [n for n, (reads, _) in following.items() if reads < want]

@@ -16,7 +16,9 @@ the channel every node subscribes, ``<prefix>node:{id}`` (``server/live/fanout.p
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
+import re
 
 from redis.exceptions import RedisError
 
@@ -120,3 +122,57 @@ async def status(store: Store) -> tuple[str, dict[str, tuple[int, int]]]:
         reads, writes = (int(x) for x in info.split())
         nodes[node] = (reads, writes)
     return text[0], nodes
+
+
+def _glob(prefix: str) -> str:
+    """``prefix`` as a literal in a Redis glob pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", prefix)
+
+
+async def _on_each_master(store: Store, *command: str | int) -> list:
+    """``command``'s reply from every master (a Cluster's), or from the one store."""
+    if not store.sharded:
+        return [await store.link.execute(*command)]
+    await store.link.refresh()
+    return [await store.link.execute_on(a, *command) for a in store.link.masters]
+
+
+async def node_channels(store: Store) -> set[str]:
+    """The ids of the nodes subscribed to their own channels (every release's nodes are; on
+    a Cluster each sharded channel lives on its slot's master)."""
+    kind = "SHARDCHANNELS" if store.sharded else "CHANNELS"
+    found = await _on_each_master(store, "PUBSUB", kind, _glob(store.prefix) + "node:*")
+    return {store.room_of_channel(c) for names in found for c in names}
+
+
+async def rooms_by_layout(store: Store) -> dict[str, int]:
+    """How many stored rooms are in each layout ("1", "2", "3", or "other": one this release
+    does not read). A room keeps its layout until its next change, or its expiry."""
+    counts: collections.Counter[str] = collections.Counter()
+    pattern = _glob(store.prefix) + "room:{*}"
+    if store.sharded:
+        await store.link.refresh()
+    addresses = store.link.masters if store.sharded else [None]
+    for address in addresses:
+        cursor = 0
+        while True:
+            scan = ("SCAN", cursor, "MATCH", pattern, "COUNT", 1000, "TYPE", "hash")
+            if address is None:
+                cursor_text, keys = await store.link.execute(*scan)
+            else:
+                cursor_text, keys = await store.link.execute_on(address, *scan)
+            cursor = int(cursor_text)
+            if keys:
+                for data in await store.link.execute_many([("HGET", k, "data") for k in keys]):
+                    if data:
+                        counts[_layout_name(data)] += 1
+            if cursor == 0:
+                break
+    return dict(counts)
+
+
+def _layout_name(data: bytes) -> str:
+    try:
+        return str(layout.layout_of(data))
+    except layout.UnknownLayout:
+        return "other"

@@ -7,12 +7,14 @@ the old node's games break: the second test."""
 
 from __future__ import annotations
 
+import collections
 import os
 import random
 import sqlite3
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -59,11 +61,23 @@ class Fleet:
         self.db = (RedisCluster if cluster else redis.Redis).from_url(store)
 
     def node(self, root: Path) -> ServerProcess:
+        return self.nodes(root, 1)[0]
+
+    def nodes(self, root: Path, n: int) -> list[ServerProcess]:
+        """``n`` nodes of the release at ``root``, started side by side (a start is seconds)."""
         env = {**ENV, "DATABASE_URL": self.archive, "NYUMBA_KEY_PREFIX": self.prefix}
-        n = len(self.started)
-        srv = ServerProcess(redis_url=self.store, data_dir=self.tmp / f"n{n}", env=env, root=root)
-        self.started.append(srv.start())
-        return srv
+        made = [
+            ServerProcess(
+                redis_url=self.store,
+                data_dir=self.tmp / f"n{len(self.started) + i}",
+                env=env,
+                root=root,
+            )
+            for i in range(n)
+        ]
+        self.started += made
+        with ThreadPoolExecutor(n) as pool:
+            return list(pool.map(ServerProcess.start, made))
 
     def layout_cli(self, *args: str) -> subprocess.CompletedProcess:
         env = {**os.environ, "NYUMBA_KEY_PREFIX": self.prefix, "REDIS_URL": self.store}
@@ -177,13 +191,22 @@ def following(fleet: Fleet, nodes: set[str]) -> None:
     )
 
 
+def rooms_counted(fleet: Fleet, games: list[Game]) -> bool:
+    """Whether ``nyumba layout`` counts the games' rooms by the layouts they are stored in."""
+    marks = collections.Counter(fleet.stored(g.room)[:1] for g in games)
+    lines = {
+        f"rooms in layout {n}: {marks[mark(n)]}" for n in (PREVIOUS, CURRENT) if marks[mark(n)]
+    }
+    return lines <= set(fleet.layout_cli().stdout.splitlines())
+
+
 def node_id(srv: ServerProcess) -> str:
     return httpx.get(srv.url + "/healthz", timeout=5).json()["node"]
 
 
 def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
     rng = random.Random(46)
-    a, b = fleet.node(previous_release), fleet.node(previous_release)
+    a, b = fleet.nodes(previous_release, 2)
     games = [Game(a, b, "kalah"), Game(b, a, "oware"), Game(a, b, "kalah")]
     for g in games:
         g.moves(rng, 6)
@@ -211,6 +234,8 @@ def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
         g.moves(rng, 2)
         if not g.over():
             assert fleet.stored(g.room)[:1] == mark(CURRENT)
+    # a room keeps its layout until its next change: the command counts them
+    wait_for(lambda: rooms_counted(fleet, games), "the rooms' layouts, counted")
     archived = {g.room: g.finish() for g in games}
     for g in games:
         shown = wait_archived(a.url, archived[g.room])
@@ -227,7 +252,7 @@ def test_without_the_scheme_the_old_nodes_games_break(fleet, previous_release):
     runs (what the CLI refuses; a new release writing its own layout at once does the same):
     the rooms the new node writes are lost to the old one."""
     rng = random.Random(11)
-    a, b = fleet.node(previous_release), fleet.node(previous_release)
+    a, b = fleet.nodes(previous_release, 2)
     game = Game(a, b, "kalah")
     game.moves(rng, 4)
     fleet.db.set(f"{fleet.prefix}layout:{{layout}}", str(CURRENT))
@@ -269,6 +294,7 @@ def test_on_a_cluster_the_switch_waits_for_the_old_node(tmp_path, key_prefix, pr
         following(fleet, {node_id(old), node_id(new)})
         game.moves(rng, 2)
         assert fleet.stored(game.room)[:1] == mark(CURRENT)
+        assert rooms_counted(fleet, [game])  # found on its master by a scan of each
         game.finish()
     finally:
         fleet.close()
