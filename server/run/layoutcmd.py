@@ -1,7 +1,7 @@
 """``nyumba layout [previous|current]``: the layout every node writes rooms in (rolling upgrades:
 ``server/rooms/layout.py``, ``server/store/layouts.py``; deploy/README.md, "Upgrading").
 
-Without an argument it prints the store's flag and the live nodes. ``current`` sets the flag to
+Without an argument it prints the store's flag, the live nodes and the rooms by layout. ``current`` sets the flag to
 this release's layout only when every live node reads it: a node of the release before (found
 by its channel, with no entry of its own) cannot, and is named; exit 1, nothing changed.
 ``previous`` sets it back (every node of this release reads both).

@@ -1,8 +1,8 @@
 """The store's layout flag, and the nodes that follow it (rolling upgrades: the layouts are
 ``server/rooms/layout.py``; the procedure is deploy/README.md, "Upgrading").
 
-    <prefix>layout:{layout}         the layout every node writes ("2", "3"); unset: each
-                                    release writes the layout of the release before it
+    <prefix>layout:{layout}         the layout every node writes ("2", "3"); unset: 2
+                                    (``layout.UNSET``: what was written before the flag)
     <prefix>layout:{layout}:nodes   sorted set: the nodes that follow the flag -> until (ms)
     <prefix>layout:{layout}:info    hash: node -> "<highest layout it reads> <layout it writes>"
 
@@ -23,7 +23,6 @@ import re
 from redis.exceptions import RedisError
 
 from server.rooms import layout
-from server.store.resp import Script
 from server.store.store import Store
 
 log = logging.getLogger("nyumba.layout")
@@ -76,7 +75,7 @@ class Layouts:
     def __init__(self, store: Store, node_id: str):
         self.store = store
         self.node_id = node_id
-        self._follow = Script(store.link, _FOLLOW)
+        self._follow = store.link.script(_FOLLOW)
 
     async def renew(self) -> None:
         """Renew this node's entry and write what the flag says (``layout.UnknownLayout``
@@ -94,14 +93,18 @@ class Layouts:
     async def follow(self) -> None:
         """``renew`` every ``EVERY_S``; a flag this release cannot follow leaves the node
         writing what it wrote (every node that can read the flag's layout reads that too)."""
+        said = ""
         while True:
             await asyncio.sleep(EVERY_S)
             try:
                 await self.renew()
+                said = ""
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError, layout.UnknownLayout) as exc:
-                log.warning("the store's layout flag not read: %s", exc)
+                if str(exc) != said:  # once, not every second
+                    log.warning("the store's layout flag not followed: %s", exc)
+                said = str(exc)
 
     async def leave(self) -> None:
         """Take this node's entry out (it stops)."""
@@ -115,10 +118,12 @@ async def status(store: Store) -> tuple[str, dict[str, tuple[int, int]]]:
     """The store's flag ('' when unset) and the live nodes that follow it: node -> (the
     highest layout it reads, the layout it writes)."""
     p = store.prefix
-    flat = await Script(store.link, _STATUS)(keys=[flag_key(p), nodes_key(p), info_key(p)], args=[])
+    flat = await store.link.script(_STATUS)(keys=[flag_key(p), nodes_key(p), info_key(p)], args=[])
     text = [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
     nodes: dict[str, tuple[int, int]] = {}
     for node, info in zip(text[1::2], text[2::2], strict=True):
+        if not info:  # (its entry is being renewed or dropped)
+            continue
         reads, writes = (int(x) for x in info.split())
         nodes[node] = (reads, writes)
     return text[0], nodes
