@@ -96,6 +96,8 @@ class Fleet:
     def close(self) -> None:
         for s in self.started:
             s.stop(kill=True)
+        flag = f"{self.prefix}layout:{{layout}}"  # (rooms expire; these keys would not)
+        self.db.delete(flag, flag + ":nodes", flag + ":info")
         self.db.close()
 
 
