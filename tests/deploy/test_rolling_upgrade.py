@@ -111,8 +111,8 @@ def fleet(shared_store, tmp_path, key_prefix):
 class Game:
     """A friend game: South on one node, North on another, and the moves each acked."""
 
-    def __init__(self, south_node: ServerProcess, north_node: ServerProcess, game: str):
-        made = create_room(south_node.url, game, mode="friend", side="south")
+    def __init__(self, south_node: ServerProcess, north_node: ServerProcess, game: str, **body):
+        made = create_room(south_node.url, game, mode="friend", side="south", **body)
         self.room = made["room"]
         self.south = Client(south_node.ws_url)
         self.south.join(self.room, made["token"])
@@ -209,7 +209,8 @@ def node_id(srv: ServerProcess) -> str:
 def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
     rng = random.Random(46)
     a, b = fleet.nodes(previous_release, 2)
-    games = [Game(a, b, "kalah"), Game(b, a, "oware"), Game(a, b, "kalah")]
+    clock = {"initial_ms": 600_000, "increment_ms": 2000}  # (its deadline indexed by both)
+    games = [Game(a, b, "kalah"), Game(b, a, "oware"), Game(a, b, "kalah", clock=clock)]
     for g in games:
         g.moves(rng, 6)
     # A is replaced: it writes what the release before reads, and B plays on with it
@@ -238,6 +239,7 @@ def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
             assert fleet.stored(g.room)[:1] == mark(CURRENT)
     # a room keeps its layout until its next change: the command counts them
     wait_for(lambda: rooms_counted(fleet, games), "the rooms' layouts, counted")
+    assert any(g.over() for g in games)  # (with this seed two end by play, two by resigning)
     archived = {g.room: g.finish() for g in games}
     for g in games:
         shown = wait_archived(a.url, archived[g.room])
