@@ -124,6 +124,7 @@ class Lobby:
         if kept is not None:
             conn.send_msg(kept)
             return
+        answer: msgspec.Struct | None
         if isinstance(msg, S.Cancel):
             answer = await self._cancel(conn, msg)
         else:
@@ -190,14 +191,17 @@ class Lobby:
         self._forget(seek_id)
         raise Refused("seek-limit" if kind == "limit" else "no-seek")
 
-    async def _cancel(self, conn: Conn, msg: S.Cancel) -> msgspec.Struct | None:
+    async def _cancel(self, conn: Conn, msg: S.Cancel) -> S.Seeking:
         mine = self.mine.get(msg.seek)
         if mine is None or mine.conn is not conn:
             raise Refused("no-seek")
         kind, pairing = await self.store.cancel(msg.seek)
         if kind == "paired" and pairing is not None:
+            # Paired before the cancel reached the store (its news had not yet reached this
+            # node): ``paired`` answers the seek, and the cancel, which changed nothing, gets
+            # the answer it gets when the news came first.
             await self.deliver(S.decode_pairing(pairing))
-            return None
+            raise Refused("no-seek", "That seek was paired before the cancel; see its `paired`.")
         self._forget(msg.seek)
         return S.Seeking(seek=msg.seek, status="cancelled", id=msg.id)
 
