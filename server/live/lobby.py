@@ -160,7 +160,11 @@ class Lobby:
             except engine.BadOptions as exc:
                 raise Refused("bad-message", f"Not a game to seek: {exc}") from None
             if msg.rated and player is None:
-                if conn.session and self.archive is not None and self.archive.down_since:
+                if (
+                    conn.session
+                    and self.archive is not None
+                    and self.archive.down_since is not None
+                ):
                     raise Refused("busy", "Who you are could not be read in time; try again.")
                 raise Refused("bad-message", "Only an identified player's seek can be rated.")
             options = dict(game.options)
