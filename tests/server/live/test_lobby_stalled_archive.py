@@ -20,17 +20,15 @@ from server.archive import players
 from server.archive.db import Database
 from server.live.local import now_ms
 
-# A pairing waits for at most two database deadlines (who the player is, its rating): 0.5 s
-# each; far less than the 7 s and 20 s it took before they had them.
+# A pairing waits for one database deadline (0.5 s) at most: once one was missed, the node
+# does not ask for 5 s. Before the deadlines held, it took 2.5 s (identified) and 6 s (rated)
+# here, and 7 s and over 20 s in the report that found it.
 BOUND_S = 1.5
 
 
 @pytest.fixture
 def postgres():
-    try:
-        pg = PostgresServer().start()
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
+    pg = PostgresServer().start()
     yield pg
     pg.close()
 
