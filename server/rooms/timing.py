@@ -3,8 +3,9 @@
 Pure, like ``server/rooms/judge.py``, which runs every command through ``run`` here: before
 the command, a clock that has run out ends the game (the intent, a move included, then finds
 it over: ``clock.ran_out``, the same rule for a move and the flag); after it, one call
-(``clock.after``) charges the mover and starts the next turn's clock. ``Flag`` is the intent the deadline watcher sends
-(``server/live/flags.py``) when a room's deadline has passed; ``P.Abort`` the players'.
+(``clock.after``) charges the mover and starts the next turn's clock. ``Flag`` is the intent
+the deadline watcher sends (``server/live/flags.py``) when a room's flag time (``flag_at``)
+has passed; ``P.Abort`` the players'.
 """
 
 from __future__ import annotations
