@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +32,9 @@ from redis.exceptions import RedisError
 
 import engine
 from server.archive import games
-from server.archive.db import Database
+from server.archive.db import DOWN, Database
 from server.live.connection import Conn
-from server.live.identity import Identities
+from server.live.identity import DEADLINE_S, Identities
 from server.ops import health
 from server.ops.config import Settings
 from server.rooms import room as R
@@ -47,6 +48,7 @@ REFRESH_S = 1.0
 LEASE_MS = 3000  # a seek whose node stops refreshing is gone this long after (and a sweep)
 SCAN = 64  # stale or incompatible seeks a pairing looks past in its pool, at most
 KEPT = 16  # answers kept per socket for resent lobby intents
+RATINGS_KEPT = 10_000  # (player, game) ratings a node remembers for a slow archive
 
 
 @dataclass(slots=True)
@@ -96,6 +98,7 @@ class Lobby:
         self.mine: dict[str, Mine] = {}  # seek id -> this node's seek
         self.of_conn: dict[Conn, str] = {}  # connection -> its open seek's id
         self.answered: dict[Conn, dict[str, msgspec.Struct]] = {}  # intent ids' answers
+        self.ratings: OrderedDict[tuple[str, str], tuple[int | None, bool]] = OrderedDict()
         self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         self._task: asyncio.Task[None] | None = None
@@ -124,6 +127,7 @@ class Lobby:
         if kept is not None:
             conn.send_msg(kept)
             return
+        answer: msgspec.Struct | None
         if isinstance(msg, S.Cancel):
             answer = await self._cancel(conn, msg)
         else:
@@ -156,6 +160,12 @@ class Lobby:
             except engine.BadOptions as exc:
                 raise Refused("bad-message", f"Not a game to seek: {exc}") from None
             if msg.rated and player is None:
+                if (
+                    conn.session
+                    and self.archive is not None
+                    and self.archive.down_since is not None
+                ):
+                    raise Refused("busy", "Who you are could not be read in time; try again.")
                 raise Refused("bad-message", "Only an identified player's seek can be rated.")
             options = dict(game.options)
             pool = S.pool_of(msg.game, options, msg.clock, msg.rated)
@@ -190,14 +200,17 @@ class Lobby:
         self._forget(seek_id)
         raise Refused("seek-limit" if kind == "limit" else "no-seek")
 
-    async def _cancel(self, conn: Conn, msg: S.Cancel) -> msgspec.Struct | None:
+    async def _cancel(self, conn: Conn, msg: S.Cancel) -> S.Seeking:
         mine = self.mine.get(msg.seek)
         if mine is None or mine.conn is not conn:
             raise Refused("no-seek")
         kind, pairing = await self.store.cancel(msg.seek)
         if kind == "paired" and pairing is not None:
+            # Paired before the cancel reached the store (its news had not yet reached this
+            # node): ``paired`` answers the seek, and the cancel, which changed nothing, gets
+            # the answer it gets when the news came first.
             await self.deliver(S.decode_pairing(pairing))
-            return None
+            raise Refused("no-seek", "That seek was paired before the cancel; see its `paired`.")
         self._forget(msg.seek)
         return S.Seeking(seek=msg.seek, status="cancelled", id=msg.id)
 
@@ -225,13 +238,24 @@ class Lobby:
             del self.of_conn[mine.conn]
 
     async def _rating(self, player: str | None, game: str) -> tuple[int | None, bool]:
+        """The rating the seek shows: the archive's, or, when it does not answer within
+        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating). The
+        pairing never depends on it; the game's rating moves when it is archived."""
         if player is None or self.archive is None:
             return None, False
+        db, known = self.archive, self.ratings.get((player, game), (None, False))
         try:
-            found = (await games.rating_of(self.archive, [player], game)).get(player)
-        except Exception:  # the archive is down: the seek goes on without a rating
-            return None, False
-        return (None, False) if found is None else (round(found.rating), found.provisional)
+            found = (await db.within(DEADLINE_S, games.rating_of, db, [player], game)).get(player)
+        except Exception as exc:  # the archive is slow or down: the seek goes on
+            if isinstance(exc, DOWN):
+                db.failed(exc)
+            return known
+        shown = (None, False) if found is None else (round(found.rating), found.provisional)
+        self.ratings[(player, game)] = shown
+        self.ratings.move_to_end((player, game))
+        if len(self.ratings) > RATINGS_KEPT:
+            self.ratings.popitem(last=False)
+        return shown
 
     # pairings -------------------------------------------------------------------------
     async def deliver(self, pairing: S.Pairing) -> None:
