@@ -26,7 +26,8 @@ from server.web.httpguard import problem
 # What the WebSocket's description in the OpenAPI document says of the lobby and clocks.
 WS_NOTE = (
     " The same socket carries the lobby, no room needed (server/PROTOCOL.md, 'The lobby'): "
-    "`lobby` to watch the open seeks (answered `lobby`, then one `lobby` per change), `seek` "
+    "`lobby` to watch the open seeks (answered `lobby`: at most 40 that fit its filters, nearest "
+    "its rating, and a count of the rest; then updates at most twice a second), `seek` "
     "(paired at once with the oldest compatible seek of its pool, else listed: `seeking`), "
     "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
     "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
