@@ -69,6 +69,8 @@ class Watchers:
         self.synced = False  # ``seeks`` was read whole and followed since
         self.synced_at = 0.0
         self.dirty = False  # ``seeks`` changed since the last update
+        self.rev = 0  # counts the changes to ``seeks`` (what was built for one is reused)
+        self._listing: tuple[int, list[S.SeekView], dict[str, int]] | None = None
         self.views: dict[LV.ViewKey, View] = {}
         self.of: dict[Conn, View] = {}
         self.asks: dict[Conn, list[float]] = {}  # connection -> [window start, requests]
@@ -79,12 +81,15 @@ class Watchers:
     def opened(self, seek: S.SeekView) -> None:
         self.seeks[seek.id] = seek
         self.dirty = True
+        self.rev += 1
         if self._syncing is not None:
             self._syncing.append(seek)
 
     def gone(self, ids: list[str]) -> None:
         for i in ids:
-            self.dirty = self.seeks.pop(i, None) is not None or self.dirty
+            if self.seeks.pop(i, None) is not None:
+                self.dirty = True
+                self.rev += 1
         if self._syncing is not None:
             self._syncing.append(ids)
 
@@ -104,8 +109,7 @@ class Watchers:
         spent[1] += 1
         if spent[1] > ASKS:
             raise Refused("lobby-limit")
-        if not self.synced:
-            await self.sync()
+        await self.fresh()
         key = LV.key_of(msg)
         view = self.views.get(key)
         if view is None:  # a view nobody has: built now, then updated with the others
@@ -128,7 +132,21 @@ class Watchers:
             if not view.conns:
                 del self.views[view.key]
 
+    async def listing(self) -> tuple[int, list[S.SeekView], dict[str, int]]:
+        """The list a watcher without filters is shown, and its ``more`` (``GET /api/lobby``),
+        built once per change of the open seeks: ``(rev, seeks, more)``."""
+        await self.fresh()
+        if self._listing is None or self._listing[0] != self.rev:
+            listed = LV.shown(LV.key_of(S.Watch()), self.seeks.values())
+            self._listing = (self.rev, listed, LV.more(listed, LV.by_game(self.seeks.values())))
+        return self._listing
+
     # reading and sending ---------------------------------------------------------------
+    async def fresh(self) -> None:
+        """``seeks`` read whole if this node has none, news were lost or ``RESYNC_S`` passed."""
+        if not self.synced or time.monotonic() - self.synced_at >= RESYNC_S:
+            await self.sync()
+
     async def sync(self) -> None:
         """Read every open seek from the store; news that comes meanwhile is applied after."""
         async with self._sync_lock:
@@ -151,6 +169,7 @@ class Watchers:
                     for i in what:
                         self.seeks.pop(i, None)
             self.synced, self.synced_at, self.dirty = True, time.monotonic(), True
+            self.rev += 1
 
     def flush(self) -> int:
         """Send each view that changed its update, built and encoded once; how many were sent."""
@@ -177,9 +196,8 @@ class Watchers:
         while True:
             await asyncio.sleep(FLUSH_S)
             try:
-                if self.of and (not self.synced or time.monotonic() - self.synced_at >= RESYNC_S):
-                    self.synced = False
-                    await self.sync()
+                if self.of:
+                    await self.fresh()
                 if self.dirty:
                     self.flush()
             except RedisError as exc:

@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 
+import httpx
 from asynckit import run
 from lobbykit import Watching, seek
 from wsclient import Client
@@ -90,6 +91,8 @@ def test_a_watcher_of_2000_open_seeks_is_sent_the_nearest_that_fit_and_a_count_o
         first = client.expect("lobby")
         assert first["full"] and len(first["seeks"]) == SHOWN and first["more"]["kalah"] == 1460
         assert len(json.dumps(first)) < 20_000
+        listing = httpx.get(node.url + "/api/lobby").json()  # every page load asks it
+        assert len(listing["seeks"]) == SHOWN and sum(listing["more"].values()) == 2000 - SHOWN
     finally:
         plant(lobby_nodes.store, lobby_nodes.prefix, recs, drop=True)
 
