@@ -123,7 +123,7 @@ async def churn_one(ws_url: str, i: int, end: float, every: float, sent: list[in
                 await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
 
 
-async def flood(kind: str, ws_url: str, seconds: float, go, results) -> str:
+async def flood(kind: str, ws_url: str, seconds: float, watchers: int, go, results) -> str:
     """Prepare the flood (its held sockets), say ready, wait for ``go``, run ``seconds``."""
     seen = {"messages": 0, "lists": 0, "refused": 0}
 
@@ -136,7 +136,7 @@ async def flood(kind: str, ws_url: str, seconds: float, go, results) -> str:
 
     held: list[RawSocket] = []
     if kind == "churn":  # the 200 watchers are there before the baseline
-        held = [await RawSocket.connect(ws_url, count, xff(2, i)) for i in range(200)]
+        held = [await RawSocket.connect(ws_url, count, xff(2, i)) for i in range(watchers)]
         for s in held:
             s.send({"t": "lobby"})
     results.put("ready")
@@ -187,9 +187,9 @@ async def flood(kind: str, ws_url: str, seconds: float, go, results) -> str:
     return out
 
 
-def _flood_main(kind, ws_url, seconds, go, results) -> None:
+def _flood_main(kind, ws_url, seconds, watchers, go, results) -> None:
     try:
-        results.put(asyncio.run(flood(kind, ws_url, seconds, go, results)))
+        results.put(asyncio.run(flood(kind, ws_url, seconds, watchers, go, results)))
     except Exception as exc:
         results.put(f"{kind} failed: {exc!r}")
 
@@ -223,7 +223,9 @@ async def bench(node: ServerProcess, args) -> list[dict]:
     for kind in args.floods.split(","):
         go, results = ctx.Event(), ctx.Queue()
         proc = ctx.Process(
-            target=_flood_main, args=(kind, node.ws_url, args.seconds, go, results), daemon=True
+            target=_flood_main,
+            args=(kind, node.ws_url, args.seconds, args.churn_watchers, go, results),
+            daemon=True,
         )
         proc.start()
         got = await _get(results)
@@ -266,6 +268,7 @@ def main() -> None:
     ap.add_argument("--victims", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=12)
     ap.add_argument("--floods", default=",".join(FLOODS))
+    ap.add_argument("--churn-watchers", type=int, default=200, help="0: the churn's own cost")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-lobby-floods-"))
     node = ServerProcess(
