@@ -100,7 +100,7 @@ class Watchers:
     # a connection's requests -----------------------------------------------------------
     async def watch(self, conn: Conn, msg: S.Watch) -> None:
         if not msg.on:
-            self.drop(conn)
+            self.drop(conn, asks=False)  # its budget stays: stopping does not reset it
             return
         now = time.monotonic()
         spent = self.asks.get(conn)
