@@ -101,14 +101,18 @@ async def hold_seeks(ws_url: str, n: int, ready, stop) -> None:
         await s.close()
 
 
-async def churn_one(ws_url: str, i: int, end: float, every: float, sent: list[int]) -> None:
-    """One churner: seek, cancel that seek, and again, one message every ``every`` s."""
+async def churn_one(
+    ws_url: str, i: int, end: float, every: float, sent: list[int], own: bool
+) -> None:
+    """One churner: seek, cancel that seek, and again, one message every ``every`` s. ``own``:
+    in a pool no held seek is in (7+0), so that pairing looks at no held seek."""
+    own_clock = {"clock": {"initial_ms": 420_000, "increment_ms": 0}} if own else {}
     async with websockets.connect(ws_url, additional_headers=xff(3, i)) as ws:
         next_at = time.perf_counter()
         n = 0
         while time.perf_counter() < end:
             n += 1
-            await ws.send(json.dumps({**_seek(i), "id": f"s{n}"}))
+            await ws.send(json.dumps({**_seek(i), **own_clock, "id": f"s{n}"}))
             while (m := json.loads(await ws.recv()))["t"] not in ("seeking", "error", "paired"):
                 pass
             sent[0] += 1
@@ -123,7 +127,7 @@ async def churn_one(ws_url: str, i: int, end: float, every: float, sent: list[in
                 await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
 
 
-async def flood(kind: str, ws_url: str, seconds: float, watchers: int, go, results) -> str:
+async def flood(kind: str, ws_url: str, seconds: float, args, go, results) -> str:
     """Prepare the flood (its held sockets), say ready, wait for ``go``, run ``seconds``."""
     seen = {"messages": 0, "lists": 0, "refused": 0}
 
@@ -136,7 +140,9 @@ async def flood(kind: str, ws_url: str, seconds: float, watchers: int, go, resul
 
     held: list[RawSocket] = []
     if kind == "churn":  # the 200 watchers are there before the baseline
-        held = [await RawSocket.connect(ws_url, count, xff(2, i)) for i in range(watchers)]
+        held = [
+            await RawSocket.connect(ws_url, count, xff(2, i)) for i in range(args.churn_watchers)
+        ]
         for s in held:
             s.send({"t": "lobby"})
     results.put("ready")
@@ -173,7 +179,12 @@ async def flood(kind: str, ws_url: str, seconds: float, watchers: int, go, resul
         await asyncio.sleep(max(0.0, end - time.perf_counter()))  # held, updated
     elif kind == "churn":
         # 40 churners at 173/40 messages a second each (under the per-socket budget)
-        await asyncio.gather(*(churn_one(ws_url, i, end, 40 / 173, sent) for i in range(40)))
+        await asyncio.gather(
+            *(
+                churn_one(ws_url, i, end, 40 / 173, sent, args.churn_pool == "own")
+                for i in range(40)
+            )
+        )
     spent = time.perf_counter() - t0
     out = (
         f"{kind}: {sent[0]} requests in {spent:.1f} s ({sent[0] / spent:.0f}/s); the flood's "
@@ -187,9 +198,9 @@ async def flood(kind: str, ws_url: str, seconds: float, watchers: int, go, resul
     return out
 
 
-def _flood_main(kind, ws_url, seconds, watchers, go, results) -> None:
+def _flood_main(kind, ws_url, seconds, args, go, results) -> None:
     try:
-        results.put(asyncio.run(flood(kind, ws_url, seconds, watchers, go, results)))
+        results.put(asyncio.run(flood(kind, ws_url, seconds, args, go, results)))
     except Exception as exc:
         results.put(f"{kind} failed: {exc!r}")
 
@@ -224,7 +235,7 @@ async def bench(node: ServerProcess, args) -> list[dict]:
         go, results = ctx.Event(), ctx.Queue()
         proc = ctx.Process(
             target=_flood_main,
-            args=(kind, node.ws_url, args.seconds, args.churn_watchers, go, results),
+            args=(kind, node.ws_url, args.seconds, args, go, results),
             daemon=True,
         )
         proc.start()
@@ -269,6 +280,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=12)
     ap.add_argument("--floods", default=",".join(FLOODS))
     ap.add_argument("--churn-watchers", type=int, default=200, help="0: the churn's own cost")
+    ap.add_argument(
+        "--churn-pool",
+        choices=("busy", "own"),
+        default="busy",
+        help="busy: the held seeks' pools (each seek's pairing scan passes 64 of them); own: 7+0",
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-lobby-floods-"))
     node = ServerProcess(
