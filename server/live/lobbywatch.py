@@ -6,9 +6,11 @@ someone watches — never once per watcher. Each watcher has a view (its filters
 ``server/rooms/lobbyview.py``): at most ``SHOWN`` seeks and a count of the rest per game.
 Watchers with the same view share it: every ``FLUSH_S`` a view that changed is built once,
 encoded once, and those bytes go to each of its watchers (adds and removes since the last
-update, however many changes there were). A watcher's ``lobby`` request is answered with its
-view's encoded list as it was last sent; past ``ASKS`` in ``ASK_WINDOW_S`` it is refused
-(``lobby-limit``) and its updates go on.
+update, however many changes there were), the event loop given a turn between views. A
+watcher's ``lobby`` request is answered with its view's encoded list as it was last sent; past
+``ASKS`` in ``ASK_WINDOW_S`` it is refused (``lobby-limit``) and its updates go on. A node
+keeps at most ``VIEWS`` different views: a request for one more is refused (``lobby-busy``),
+except the view without filters.
 
 Measured before (issue 46, 2,000 open seeks, other rooms' move p99 on the node): one address
 asking ``lobby`` ~110/s, 16 -> 768 ms (each answer read every seek from the store); 200 new
@@ -39,6 +41,8 @@ log = logging.getLogger("nyumba.lobby")
 FLUSH_S = 0.5  # a watcher gets at most 2 updates a second
 ASKS, ASK_WINDOW_S = 5, 10.0  # ``lobby`` requests one connection may send in a window
 RESYNC_S = 30.0  # the whole list read again this often while someone watches (news can be lost)
+VIEWS = 64  # filtered views a node keeps at once: each costs ~2 ms per update (2,000 seeks)
+DEFAULT = LV.key_of(S.Watch())  # the view without filters, always to be had
 
 
 @dataclass(slots=True, eq=False)
@@ -113,6 +117,11 @@ class Watchers:
         key = LV.key_of(msg)
         view = self.views.get(key)
         if view is None:  # a view nobody has: built now, then updated with the others
+            mine = self.of.get(conn)
+            alone = mine is not None and len(mine.conns) == 1 and mine.key != DEFAULT
+            kept = len(self.views) - (DEFAULT in self.views) - alone  # filtered views that stay
+            if kept >= VIEWS and key != DEFAULT:
+                raise Refused("lobby-busy")
             listed = LV.shown(key, self.seeks.values())
             view = self.views[key] = View(key, {}, {})
             view.set(listed, LV.more(listed, LV.by_game(self.seeks.values())))
@@ -171,15 +180,20 @@ class Watchers:
             self.synced, self.synced_at, self.dirty = True, time.monotonic(), True
             self.rev += 1
 
-    def flush(self) -> int:
-        """Send each view that changed its update, built and encoded once; how many were sent."""
+    async def flush(self) -> int:
+        """Send each view that changed its update, built and encoded once; how many were sent.
+        The loop gets a turn after each view (a view takes ~2 ms to build at 2,000 seeks)."""
         self.dirty = False
         if not self.views:
             return 0
-        counts = LV.by_game(self.seeks.values())
+        seeks = list(self.seeks.values())  # one copy for every view (news may come meanwhile)
+        counts = LV.by_game(seeks)
         sent = 0
-        for view in self.views.values():
-            listed = LV.shown(view.key, self.seeks.values())
+        for view in list(self.views.values()):
+            await asyncio.sleep(0)
+            if not view.conns:
+                continue  # dropped meanwhile
+            listed = LV.shown(view.key, seeks)
             adds, gone = LV.change(view.shown, listed)
             more = LV.more(listed, counts)
             if not adds and not gone and more == view.more:
@@ -199,7 +213,7 @@ class Watchers:
                 if self.of:
                     await self.fresh()
                 if self.dirty:
-                    self.flush()
+                    await self.flush()
             except RedisError as exc:
                 health.STORE.failed(exc)
             except Exception:

@@ -159,6 +159,7 @@ ERRORS = {
     "seek-limit": "Too many open seeks from this address or on this server; try again later.",
     "seeking": "This connection already has an open seek; cancel it first.",
     "lobby-limit": "Too many lobby requests on this connection; its updates keep coming.",
+    "lobby-busy": "The lobby shows as many different lists as it can; ask without filters.",
 }
 
 

@@ -134,3 +134,27 @@ def test_a_watcher_asking_again_and_again_is_refused_past_its_budget_and_still_u
     assert refused["code"] == "lobby-limit" and refused["message"]
     mine = seek(Client(node.ws_url), side="north")["seek"]  # updates go on all the same
     assert [s["id"] for s in watcher.expect("lobby")["seeks"]] == [mine]
+
+
+def test_a_node_keeps_64_different_lists_and_refuses_one_more_but_not_the_plain_one(lobby_nodes):
+    """Each different list is built at every update: one socket per list cannot make the node
+    build without end."""
+    (node,) = lobby_nodes(1)
+    watchers = [Client(node.ws_url) for _ in range(65)]
+    for i, w in enumerate(watchers[:64]):
+        w.send(t="lobby", clock={"initial_ms": 60_000 + 1000 * i, "increment_ms": 0})
+        assert w.expect("lobby")["full"]
+    watchers[64].send(t="lobby", clock={"initial_ms": 600_000, "increment_ms": 0})
+    assert watchers[64].expect("error")["code"] == "lobby-busy"
+    watchers[64].send(t="lobby")  # the list without filters: always
+    assert watchers[64].expect("lobby")["full"]
+    watchers[0].close()  # its list goes with it (once the node sees it closed): room for another
+    deadline = time.monotonic() + 10
+    while True:
+        again = Client(node.ws_url)
+        again.send(t="lobby", clock={"initial_ms": 600_000, "increment_ms": 0})
+        answer = again._take(5)  # the answer, whichever it is
+        if answer["t"] == "lobby":
+            break
+        assert answer["code"] == "lobby-busy" and time.monotonic() < deadline
+        again.close()

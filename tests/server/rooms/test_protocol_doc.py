@@ -120,3 +120,4 @@ def test_the_lobbys_bounds_and_budgets_are_the_ones_the_doc_names():
     assert W.FLUSH_S == 0.5 and "at most twice a second" in lobby
     assert f"{W.ASKS} times in {W.ASK_WINDOW_S:g} s" in lobby
     assert f"every {W.RESYNC_S:g} s while someone" in lobby
+    assert f"at most {W.VIEWS} different lists" in lobby.replace("\n  ", " ")
