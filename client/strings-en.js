@@ -117,6 +117,8 @@ export const EN = {
   "lobby.cancel": "Cancel",
   "lobby.open": "Waiting to play",
   "lobby.empty": "Nobody is waiting right now: press a button above and the next player is yours.",
+  "lobby.more.one": "And {n} more open seek not listed here ({games}).",
+  "lobby.more.other": "And {n} more open seeks not listed here ({games}).",
   "lobby.noClock": "No clock",
   "lobby.anonymous": "A player",
   "lobby.ratedAsk": "Rated: the result changes both players' ratings",

@@ -1,7 +1,7 @@
 """The lobby on a node: its watchers, its connections' seeks, and the pairings it delivers.
 
-A connection sends ``lobby`` to watch the open seeks (the node sends every open seek, then
-relays the lobby channel's news as ``lobby`` messages), ``seek`` to post one, ``accept`` to
+A connection sends ``lobby`` to watch the open seeks (a bounded list and a count of the rest,
+then paced updates: ``server/live/lobbywatch.py``), ``seek`` to post one, ``accept`` to
 take a listed one and ``cancel`` to withdraw its own (``server/PROTOCOL.md``, "The lobby").
 The store decides every pairing in one script (``server/store/lobby.py``); this module keeps
 what only this node knows: each of its seeks' connection and seat token. A pairing's news
@@ -35,6 +35,7 @@ from server.archive import games
 from server.archive.db import DOWN, Database
 from server.live.connection import Conn
 from server.live.identity import DEADLINE_S, Identities
+from server.live.lobbywatch import Watchers
 from server.ops import health
 from server.ops.config import Settings
 from server.rooms import room as R
@@ -93,7 +94,7 @@ class Lobby:
         self.create_room = create_room
         self.archive = archive
         self.identities = identities
-        self.watchers: set[Conn] = set()
+        self.watchers = Watchers(self.store.open_seeks)
         self.known: set[Conn] = set()  # connections that used the lobby (no join deadline)
         self.mine: dict[str, Mine] = {}  # seek id -> this node's seek
         self.of_conn: dict[Conn, str] = {}  # connection -> its open seek's id
@@ -102,17 +103,20 @@ class Lobby:
         self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         self._task: asyncio.Task[None] | None = None
+        self._pacing: asyncio.Task[None] | None = None
         self._delivering: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         await self.pubsub.subscribe(self.store.channel)
         self._task = asyncio.create_task(self._refresh_forever(), name="lobby")
+        self._pacing = asyncio.create_task(self.watchers.run(), name="lobby-watchers")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
+        for task in (self._task, self._pacing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
 
@@ -120,7 +124,7 @@ class Lobby:
     async def handle(self, conn: Conn, msg: Any) -> None:
         self.known.add(conn)
         if isinstance(msg, S.Watch):
-            await self._watch(conn, msg.on)
+            await self.watchers.watch(conn, msg)
             return
         intent_id = getattr(msg, "id", None)
         kept = self.answered.get(conn, {}).get(intent_id) if intent_id else None
@@ -136,14 +140,6 @@ class Lobby:
             if intent_id:
                 self._keep(conn, intent_id, answer)
             conn.send_msg(answer)
-
-    async def _watch(self, conn: Conn, on: bool) -> None:
-        if not on:
-            self.watchers.discard(conn)
-            return
-        self.watchers.add(conn)
-        recs = [S.decode_rec(raw) for raw in await self.store.open_seeks()]
-        conn.send_msg(S.Lobby(seeks=[S.view(r) for r in recs], full=True))
 
     async def _seek(self, conn: Conn, msg: S.Seek | S.Accept) -> msgspec.Struct | None:
         if conn in self.of_conn:
@@ -216,7 +212,7 @@ class Lobby:
 
     async def leave(self, conn: Conn) -> None:
         """The connection closed: its seek goes with it."""
-        self.watchers.discard(conn)
+        self.watchers.drop(conn)
         self.known.discard(conn)
         self.answered.pop(conn, None)
         seek_id = self.of_conn.get(conn)
@@ -284,21 +280,19 @@ class Lobby:
             m.conn.send_msg(paired)
 
     def on_message(self, channel: bytes, data: bytes) -> None:
-        """The lobby channel's news: relayed to the watchers; a pairing delivered. A Cluster's
+        """The lobby channel's news: kept for the watchers; a pairing delivered. A Cluster's
         subscriber also hands every channel its "read again" notice after a resubscription
-        (not JSON): the lobby's own refresh each second already reads what may have been missed."""
+        (not JSON): the lobby's own refresh each second already reads the pairings that may have
+        been missed, and the watchers' list is read whole again."""
         if not data.startswith(b"{"):
+            self.watchers.lost()
             return
         news = json.loads(data)
         kind = news.get("k")
         if kind == "open":
-            message: msgspec.Struct = S.Lobby(
-                seeks=[S.view(S.decode_rec(json.dumps(news["seek"])))]
-            )
+            self.watchers.opened(S.view(msgspec.convert(news["seek"], S.SeekRec)))
         else:
-            message = S.Lobby(gone=list(news.get("ids") or []))
-        for conn in list(self.watchers):
-            conn.send_msg(message)
+            self.watchers.gone(list(news.get("ids") or []))
         if kind == "paired":
             pairing = msgspec.convert(news["pairing"], S.Pairing)
             if any(rec.id in self.mine for rec in pairing.seeks):
