@@ -160,6 +160,9 @@ def test_a_new_player_at_the_printed_address_adds_a_passkey_and_signs_in_elsewhe
     cdp, auth = authenticator(first, page)
     page.goto("/")
     me = player_of(page)
+    page.fill("#name", "Zawadi")
+    page.dispatch_event("#name", "change")
+    page.wait_for_selector("#me .me-line:has-text('Zawadi')")
     page.click("#me .passkey-add")
     assert note_of(page) == words["added"]
     assert page.inner_text("#me .me-keys").startswith(words["keys"])
@@ -179,6 +182,7 @@ def test_a_new_player_at_the_printed_address_adds_a_passkey_and_signs_in_elsewhe
     other.click("#me .passkey-signin")
     other.wait_for_selector(f"#me .me-note:has-text('{words['signedIn']}')")
     assert player_of(other) == me
+    other.wait_for_selector("#me .me-line:has-text('Zawadi')")
     assert other.inner_text("#me .me-keys").startswith(words["keys"])
     other.screenshot(path=str(tmp_path / f"passkey-signed-in-{lang}-desktop.png"))
     first.close()
