@@ -68,7 +68,7 @@ _HELP = {
     "NYUMBA_ROOMS_PER_MINUTE": "rooms one client address may create per minute",
     "NYUMBA_SOCKETS_PER_ROOM": "connections in one room, all nodes together",
     "NYUMBA_ALLOWED_ORIGINS": "origins whose pages may open the WebSocket (none: the page's own origin only)",
-    "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]): passkeys belong to its host, and are made and used only from it",
+    "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]; none: http://localhost:PORT): passkeys belong to its host, and are made and used only from it",
     "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
     "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
     "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
