@@ -88,7 +88,7 @@ def archive_down(db: Database, exc: BaseException) -> Response:
     return problem(503, "archive-down", "The archive does not answer; try again soon.")
 
 
-def refused(exc: IntegrityError) -> Response:
+def refused() -> Response:
     """The archive answered and refused the change (a key taken, a row gone meanwhile): the
     request's problem, not an outage (``archive_down``), so nothing is marked down."""
     return problem(409, "conflict", "That change clashes with another one made meanwhile.")
@@ -147,8 +147,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             return problem(403, "cross-site", "Players are changed from nyumba's own pages.")
         try:
             return await _me(request)
-        except IntegrityError as exc:
-            return refused(exc)
+        except IntegrityError:
+            return refused()
         except DOWN as exc:
             return archive_down(db, exc)
 
@@ -220,8 +220,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             )
         try:
             return await handler(request)
-        except IntegrityError as exc:
-            return refused(exc)
+        except IntegrityError:
+            return refused()
         except DOWN as exc:
             return archive_down(db, exc)
 
