@@ -149,13 +149,12 @@ def serve(settings: Settings) -> int:
         def announce() -> None:
             if settings.worker not in (None, 0):
                 return  # one start line for the server, not one per worker
-            host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+            # The public URL, not the address listened on: passkeys work only there.
             log.info(
-                "nyumba %s ready in %.1f s: open http://%s:%d/",
+                "nyumba %s ready in %.1f s: open %s/",
                 __version__,
                 time.monotonic() - started,
-                f"[{host}]" if ":" in host else host,
-                settings.port,
+                settings.public_origin,
             )
 
         server = _server(config, app, announce, settings.drain_ms / 1000)
