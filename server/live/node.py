@@ -206,9 +206,8 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
             result, append = await writes.store(
-                self.store, self.flags, current, new, notice, append, expire
+                self.store, self.flags, current, new, notice, append, self.settings, now
             )
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
