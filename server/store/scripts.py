@@ -1,8 +1,8 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence, the room's waiting set (the room's channel is named as its key; the
-# waiting set is in the room's slot: server/store/waiting.py). ARGV: expected rev, new rev,
+# KEYS: room, presence, and with ARGV[10] the room's waiting set (in the room's slot:
+# server/store/waiting.py); the room's channel is named as its key. ARGV: expected rev, new rev,
 # data, expire-at ms, (unused: it was the channel), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
 # has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
@@ -14,11 +14,12 @@
 # ARGV[9], when not empty, says the notice is a move to append to the stored room instead of
 # writing ``data`` (it is the notice's length: server/rooms/stored.py); 3 when the room is not
 # stored as a log (an earlier version's whole record): the node writes it whole.
-# ARGV[10]: '' leaves the waiting set alone (every move of a game being played); a time (ms)
-# when the stored room has finished games waiting for the archive: the room joins the waiting
-# set, due then, unless it is in it already (NX: a due time is never put off by a chat);
-# 'done' when the room's last waiting game was archived: the room leaves it. So a game's end and
-# its place in line are one write: a node that dies right after it leaves the game in line.
+# ARGV[10] (with KEYS[3]): absent or '' leaves the waiting set alone (a game's moves send
+# neither); a time (ms) when the stored room has finished games waiting for the archive: the
+# room joins the waiting set, due then, unless it is in it already (NX: a due time is never put
+# off by a chat); 'done' when the room's last waiting game was archived: the room leaves it. So
+# a game's end and its place in line are one write: a node that dies right after it leaves the
+# game in line.
 _CAS = """
 local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
 if not cur[1] then return -1 end

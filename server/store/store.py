@@ -156,13 +156,14 @@ class Store:
         write ``data`` whole). ``append``: the notice is a move to add to the stored room
         instead, after these bytes (``server/rooms/stored.py``). ``waiting``: the room's place
         in the waiting set, in the same write (``_CAS``'s ARGV[10]: '', a due time, 'done')."""
+        keys = [self.room_key(room_id), self.presence_key(room_id)]
+        line: list[str] = []  # a game's moves send no more than before the waiting set came
+        if waiting:
+            keys.append(self.waiting_key(room_id))
+            line.append(waiting)
         result = int(
             await self._cas(
-                keys=[
-                    self.room_key(room_id),
-                    self.presence_key(room_id),
-                    self.waiting_key(room_id),
-                ],
+                keys=keys,
                 args=[
                     expected_rev,
                     new_rev,
@@ -173,7 +174,7 @@ class Store:
                     stamp,
                     expected_stamp,
                     append,
-                    waiting,
+                    *line,
                 ],
             )
         )

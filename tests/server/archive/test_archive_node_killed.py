@@ -1,6 +1,7 @@
 """A game whose node dies the moment it ends is archived by another node, once.
 
-Two nodes on one store and one archive (a real SQLite file). Node A reaches the store through
+Two nodes on one store and one archive (a real SQLite file; a real PostgreSQL server in a schema
+of the test's own). Node A reaches the store through
 a relay (``relaykit.CutRelay``) that lets the game's final compare-and-set through and nothing
 A sends after it; once the other node's spectator sees the result, A is SIGKILLed. So the store
 holds exactly what a node killed right after that write leaves behind — the game ended by its
@@ -15,10 +16,12 @@ import contextlib
 import random
 import sqlite3
 
+import asyncpg
 import pytest
 import redis
 from archivekit import wait_archived
-from pgkit import sqlite_url
+from asynckit import run
+from pgkit import own_schema, postgres_url, sqlite_url
 from relaykit import CutRelay
 from serverproc import ServerProcess
 from wsclient import Client, create_room
@@ -30,14 +33,17 @@ from server.store.embedded import EmbeddedValkey
 ENV = {"NYUMBA_TICK_MS": "300", "NYUMBA_ARCHIVE_RETRY_MS": "3000"}
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, key_prefix):
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def world(request, tmp_path_factory, key_prefix):
     """The store, the archive, node B (which survives) and what node A needs."""
-    tmp = tmp_path_factory.mktemp("archive-killed")
+    tmp = tmp_path_factory.mktemp(f"archive-killed-{request.param}")
     with contextlib.ExitStack() as stack:
         valkey = EmbeddedValkey(tmp / "valkey").start()
         stack.callback(valkey.stop)
-        url = sqlite_url(tmp)
+        if request.param == "sqlite":
+            url = sqlite_url(tmp)
+        else:
+            url = stack.enter_context(own_schema(stack.enter_context(postgres_url(tmp))))
         env = {**ENV, "DATABASE_URL": url, "NYUMBA_KEY_PREFIX": key_prefix + "killed:"}
         b = ServerProcess(redis_url=valkey.url, data_dir=tmp / "b", env=env).start()
         stack.callback(b.stop)
@@ -55,8 +61,20 @@ def doomed(world, request):
 
 
 def rows_of(url: str, room: str) -> int:
-    with contextlib.closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db:
-        return db.execute("SELECT count(*) FROM games WHERE room = ?", (room,)).fetchone()[0]
+    """The archive's rows of the room's games, read from the database itself."""
+    if url.startswith("sqlite"):
+        with contextlib.closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db:
+            return db.execute("SELECT count(*) FROM games WHERE room = ?", (room,)).fetchone()[0]
+    base, _, schema = url.partition("?search_path=")
+
+    async def count() -> int:
+        conn = await asyncpg.connect(base, server_settings={"search_path": schema})
+        try:
+            return int(await conn.fetchval("SELECT count(*) FROM games WHERE room = $1", room))
+        finally:
+            await conn.close()
+
+    return run(count())
 
 
 def end_on_a_dying_node(world, doomed, ending: str) -> tuple[str, str]:
