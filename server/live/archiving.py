@@ -6,8 +6,8 @@ the store's waiting set (``server/store/waiting.py``), due in ``NYUMBA_ARCHIVE_R
 net if this node dies at any moment after. The node that wrote that change hands the room to
 ``Archiver.ended``, which — never on the move's path, in a task of its own —
 
-1. puts off the room's turn in line by ``NYUMBA_ARCHIVE_RETRY_MS`` and holds the room that
-   long past its idle expiry (each try does: a room whose games wait does not expire);
+1. puts off the room's turn in line by ``NYUMBA_ARCHIVE_RETRY_MS`` and holds the room for its
+   idle life and one retry delay more (each try does: a room whose games wait does not expire);
 2. makes the game's record (a replay of every move) and writes the game, and its ratings, in
    one transaction (``server/archive/games.py``: written once whoever tries, however often) —
    both in the replay pool, off the event loop (``server/archive/worker.py`` says why);
