@@ -28,6 +28,8 @@ from typing import Any
 from server.store.slots import SLOTS, tag_of
 from server.store.store import Store
 
+READ_AT_ONCE = 512  # the sets one write of a sweep reads (tests/bench/waiting_sweep.py)
+
 # KEYS: room, its waiting set. ARGV: room id, revision ('' : any). Takes the room out of line
 # unless the room was written since that revision (a change that may have put a game in it).
 _DONE = """
@@ -91,8 +93,17 @@ async def due(
     and on a Cluster in the sets of ``slot_count`` slots from ``first_slot`` on."""
     keys = [_one(store)]
     keys += [_slot_key(store, (first_slot + i) % SLOTS) for i in range(slot_count)]
-    replies = await store.link.execute_many(
-        [("ZRANGE", k, "-inf", now_ms, "BYSCORE", "LIMIT", 0, limit) for k in keys]
-    )
-    rooms = dict.fromkeys(r.decode() if isinstance(r, bytes) else r for rs in replies for r in rs)
+    rooms: dict[str, None] = {}
+    for at in range(0, len(keys), READ_AT_ONCE):  # each batch a few ms: moves go in between
+        replies = await store.link.execute_many(
+            [
+                ("ZRANGE", k, "-inf", now_ms, "BYSCORE", "LIMIT", 0, limit)
+                for k in keys[at : at + READ_AT_ONCE]
+            ]
+        )
+        rooms.update(dict.fromkeys(_text(r) for rs in replies for r in rs))
     return list(rooms)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
