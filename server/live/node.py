@@ -133,8 +133,8 @@ class Node:
         """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
         return self.clock.now()
 
-    def expire_at(self, created_ms: int, now: int | None = None, waiting: bool = False) -> int:
-        return room_expiry(self.settings, created_ms, self.now() if now is None else now, waiting)
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
 
     # the one write path ------------------------------------------------------
     async def change(
