@@ -5,7 +5,6 @@ still taken, only not linked to the player (play never waits for the archive).""
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import logging
 import time
@@ -40,8 +39,7 @@ class Identities:
         if time.monotonic() < self._down_until:
             return hit[0] if hit else None
         try:
-            async with asyncio.timeout(DEADLINE_S):
-                found = await players.by_session(self.db, token, now_ms())
+            found = await self.db.within(DEADLINE_S, players.by_session, self.db, token, now_ms())
         except (*DOWN, TimeoutError) as exc:
             self.db.failed(exc)
             self._down_until = time.monotonic() + DOWN_RETRY_S

@@ -1,7 +1,7 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence, and with ARGV[10] the room's waiting set (in the room's slot:
+# KEYS: room, presence, and with ARGV[11] the room's waiting set (in the room's slot:
 # server/store/waiting.py); the room's channel is named as its key. ARGV: expected rev, new rev,
 # data, expire-at ms, (unused: it was the channel), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
@@ -12,9 +12,10 @@
 # An empty expected stamp (a room written by a version that kept none) is not compared.
 # An empty notice publishes nothing (a change only the sender hears of: a kept answer).
 # ARGV[9], when not empty, says the notice is a move to append to the stored room instead of
-# writing ``data`` (it is the notice's length: server/rooms/stored.py); 3 when the room is not
-# stored as a log (an earlier version's whole record): the node writes it whole.
-# ARGV[10] (with KEYS[3]): absent or '' leaves the waiting set alone (a game's moves send
+# writing ``data`` (it is the notice's length: server/rooms/stored.py); ARGV[10] is the mark of
+# the layout the node writes (server/rooms/layout.py): 3 when the stored room has another (a
+# whole record, or the other layout of a rolling upgrade): the node writes it whole.
+# ARGV[11] (with KEYS[3]): absent or '' leaves the waiting set alone (a game's moves send
 # neither); a time (ms) when the stored room has finished games waiting for the archive: the
 # room joins the waiting set, due then, unless it is in it already (NX: a due time is never put
 # off by a chat); 'done' when the room's last waiting game was archived: the room leaves it. So
@@ -31,13 +32,13 @@ if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
 local data = ARGV[3]
 if ARGV[9] and ARGV[9] ~= '' then
   local log = redis.call('HGET', KEYS[1], 'data')
-  if not log or string.byte(log, 1) ~= 193 then return 3 end
+  if not log or string.sub(log, 1, 1) ~= ARGV[10] then return 3 end
   data = log .. ARGV[9] .. ARGV[6]
 end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', data)
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
-local line = ARGV[10] or ''
+local line = ARGV[11] or ''
 if line == 'done' then
   redis.call('ZREM', KEYS[3], string.match(KEYS[1], '{(.*)}'))
 elseif line ~= '' then

@@ -26,6 +26,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from server.ops import metrics
+from server.rooms import layout
 from server.rooms.notice import REREAD
 from server.store import slots, topology
 from server.store.cluster import slot_of
@@ -62,6 +63,9 @@ class Store:
             connect_timeout=connect_timeout, command_timeout=command_timeout
         )
         self._use(topology.open_store(url, REREAD, **self.timeouts))
+        # The layout this node writes rooms in: the release before's until the store's flag
+        # says otherwise (``server/store/layouts.py`` follows it).
+        self.layout = layout.PREVIOUS
 
     async def start(self) -> None:
         """Find out what the URL names (``topology.found``): a Cluster node switches the
@@ -149,13 +153,16 @@ class Store:
         stamp: str = "",
         expected_stamp: str = "",
         append: bytes = b"",
+        under: bytes = b"",
         waiting: str = "",
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
-        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not a log:
-        write ``data`` whole). ``append``: the notice is a move to add to the stored room
-        instead, after these bytes (``server/rooms/stored.py``). ``waiting``: the room's place
-        in the waiting set, in the same write (``_CAS``'s ARGV[10]: '', a due time, 'done')."""
+        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not in the
+        layout ``under`` marks: write ``data`` whole). ``append``: the notice is a move to add
+        to the stored room instead, after these bytes (``server/rooms/stored.py``), if the
+        room's first byte is ``under`` (``server/rooms/layout.py``). ``waiting``: the room's
+        place in the waiting set, in the same write (``_CAS``'s ARGV[11]: '', a due time,
+        'done')."""
         keys = [self.room_key(room_id), self.presence_key(room_id)]
         line: list[str] = []  # a game's moves send no more than before the waiting set came
         if waiting:
@@ -174,6 +181,7 @@ class Store:
                     stamp,
                     expected_stamp,
                     append,
+                    under,
                     *line,
                 ],
             )

@@ -61,6 +61,7 @@ from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
+from server.store.layouts import Layouts
 from server.store.store import Store
 from server.web import archive as archive_pages
 from server.web import httpguard, reports, static
@@ -279,6 +280,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     archive: Database = app.state.archive
     await archive.start()  # migrated, or said why not (play goes on; writes wait)
     node = Node(settings, store, archive, app.state.identities)
+    layouts = Layouts(store, node.node_id)
+    with contextlib.suppress(RedisError):  # (unread, it writes the previous layout: safe)
+        await layouts.renew()  # a flag naming a layout this release cannot write stops it here
     await node.start()
     app.state.node = node
     H.STORE.watch(store.ping)  # notices the end of an outage
@@ -293,6 +297,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         archive=archive_pages.AnalysisShelf(archive),
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
+    following = asyncio.create_task(layouts.follow(), name="layout")
     probing = asyncio.create_task(
         metrics.probe_pubsub(lambda data: store.publish_to_node(node.node_id, data)),
         name="pubsub-probe",
@@ -302,6 +307,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     finally:
         renewing.cancel()
         probing.cancel()
+        following.cancel()
+        with contextlib.suppress(RedisError, OSError):
+            await layouts.leave()
         analyses.close()
         offload.close()
         H.STORE.close()
