@@ -133,8 +133,8 @@ class Node:
         """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
         return self.clock.now()
 
-    def expire_at(self, created_ms: int, now: int | None = None, waiting: bool = False) -> int:
-        return room_expiry(self.settings, created_ms, self.now() if now is None else now, waiting)
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
 
     # the one write path ------------------------------------------------------
     async def change(
@@ -206,9 +206,8 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
             result, append = await writes.store(
-                self.store, self.flags, current, new, notice, append, expire
+                self.store, self.flags, current, new, notice, append, self.settings, now
             )
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
