@@ -278,6 +278,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     await store.start()  # a Cluster is found out here
     archive: Database = app.state.archive
     await archive.start()  # migrated, or said why not (play goes on; writes wait)
+    app.state.identities.store = store  # sessions revoked on one node, refused on all
     node = Node(settings, store, archive, app.state.identities)
     await node.start()
     app.state.node = node
