@@ -32,7 +32,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
-from archivekit import Player  # noqa: E402
+from archivekit import Player, seated_as  # noqa: E402
 from pgkit import sqlite_url  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 from wsclient import Client, create_room  # noqa: E402
@@ -46,16 +46,7 @@ def p99(xs: list[float]) -> float:
 
 def seats(node: ServerProcess, player: Player) -> bool:
     """Whether ``node`` still links a seat to ``player``'s cookie (HTTP or WebSocket)."""
-    r = player.request("POST", node.url + "/api/rooms", json={"game": "kalah", "mode": "friend"})
-    room = r.json()
-    creator = Client(node.ws_url)
-    creator.join(room["room"], room["token"])
-    friend = Client(node.ws_url, headers=player.cookie)
-    friend.join(room["room"])
-    linked = {creator.state["seats"][0]["player"], friend.state["seats"][1]["player"]}
-    creator.close()
-    friend.close()
-    return linked != {None}
+    return seated_as(node, player) != (None, None)
 
 
 def refused_after(a: ServerProcess, b: ServerProcess, rounds: int) -> list[tuple[int, float]]:

@@ -5,43 +5,13 @@ and one address's new players and passkey challenges are one budget for all the 
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import httpx
 import redis
-from archivekit import Player
+from archivekit import Player, refused_within, seated_as
 from pgkit import sqlite_url
-from wsclient import Client
 
 FLOOD_LIMIT = 10
-
-
-def seated_as(node, player: Player) -> tuple[str | None, str | None]:
-    """The player linked to a seat taken with ``player``'s cookie on ``node``: by creating a
-    room over HTTP, and by joining one over the WebSocket."""
-    r = player.request("POST", node.url + "/api/rooms", json={"game": "kalah", "mode": "friend"})
-    assert r.status_code == 201, r.text
-    room = r.json()
-    creator = Client(node.ws_url)  # no cookie: the seat keeps whom the HTTP request linked
-    creator.join(room["room"], room["token"])
-    made = creator.state["seats"][creator.sides[0]]["player"]
-    friend = Client(node.ws_url, headers=player.cookie)
-    friend.join(room["room"])
-    joined = friend.state["seats"][friend.sides[0]]["player"]
-    creator.close()
-    friend.close()
-    return made, joined
-
-
-def refused_within(node, player: Player, seconds: float) -> tuple[float, tuple]:
-    """How long after now ``node`` stopped linking seats to ``player`` (HTTP and WebSocket
-    both), tried until ``seconds`` have passed; and what it linked last."""
-    start = time.monotonic()
-    while True:
-        seen = seated_as(node, player)
-        waited = time.monotonic() - start
-        if seen == (None, None) or waited > seconds:
-            return waited, seen
 
 
 def test_a_deleted_players_cookie_is_refused_on_the_other_node_at_once(lobby_nodes, tmp_path):
