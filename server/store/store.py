@@ -183,10 +183,6 @@ class Store:
             self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
         return await self._replicas.confirm(self.room_key(room_id))
 
-    async def count_room_creation(self, address: str, minute: int) -> int:
-        """Rooms created from ``address`` in ``minute`` (this one included)."""
-        return await self.count_in_minute("rooms", address, minute)
-
     async def count_in_minute(self, what: str, address: str, minute: int) -> int:
         """One more ``what`` (rooms, identities) from ``address`` in ``minute``: how many
         so far, this one included. Every node counts in the same key."""
