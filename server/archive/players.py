@@ -11,8 +11,8 @@ password is asked for or stored, ever.
 Deleting an identity removes the player, its sessions, passkeys and ratings; its games stay,
 with their seats "anonymous" (no player, no name). Retention (``prune``): a session unused
 for ``SESSION_DAYS`` goes, and a player left with neither a session nor a passkey goes with
-it (nobody can ever sign in as them again); a player never used (``by_session`` with
-``used``: its session never took a seat, sought a game or made a room) that has no passkey
+it (nobody can ever sign in as them again); a player never used (``mark_used``: its
+session never took a seat, sought a game or made a room) that has no passkey
 and no game goes ``UNUSED_MS`` after it was made, with its session — every first visit makes
 a player, and one that only looked is not kept for 400 days; a WebAuthn challenge lives
 ``CHALLENGE_MS``.
@@ -42,6 +42,7 @@ class Player(msgspec.Struct):
     name: str | None
     created_ms: int
     passkeys: int = 0
+    used: bool = True  # ``by_session``: false until a seat, a seek or a room (``mark_used``)
 
 
 def new_player_id() -> str:
@@ -84,10 +85,9 @@ async def open_session(db: Database, player: str, now_ms: int) -> str:
     return token
 
 
-async def by_session(db: Database, token: str, now_ms: int, used: bool = False) -> Player | None:
-    """The player whose session ``token`` is, or None. ``used``: the session takes a seat,
-    seeks or makes a room, which marks a player never used before as used (its ``seen_ms``
-    passes its ``created_ms``; only a use does that, a page asking who it is does not)."""
+async def by_session(db: Database, token: str, now_ms: int) -> Player | None:
+    """The player whose session ``token`` is, or None. A player never used stays so (its
+    ``seen_ms`` is its ``created_ms``): a page asking who it is is no use (``mark_used``)."""
     h = hash_session(token)
     async with db.read() as conn:
         row = (
@@ -99,18 +99,32 @@ async def by_session(db: Database, token: str, now_ms: int, used: bool = False) 
         ).first()
     if row is None:
         return None
-    first_use = used and row.seen_ms <= row.created_ms
-    if first_use or now_ms - row.session_seen > SEEN_EVERY_MS:  # not on every request
-        seen = max(now_ms, row.created_ms + 1)
-        player = update(players).where(players.c.id == row.id).values(seen_ms=seen)
+    used = row.seen_ms > row.created_ms
+    if now_ms - row.session_seen > SEEN_EVERY_MS:  # kept for retention, not on every request
         async with db.write() as conn:
             await conn.execute(
                 update(sessions).where(sessions.c.token_hash == h).values(seen_ms=now_ms)
             )
-            await conn.execute(
-                player if first_use else player.where(players.c.seen_ms > players.c.created_ms)
+            if used:
+                await conn.execute(
+                    update(players).where(players.c.id == row.id).values(seen_ms=now_ms)
+                )
+    return Player(row.id, row.name, row.created_ms, used=used)
+
+
+async def mark_used(db: Database, player: str, now_ms: int) -> None:
+    """``player``'s session took a seat, sought a game or made a room: it is kept past the
+    retention of players never used (``prune``)."""
+    async with db.write() as conn:
+        await conn.execute(
+            update(players)
+            .where(
+                players.c.id == player,
+                players.c.seen_ms <= players.c.created_ms,
+                players.c.created_ms < now_ms,
             )
-    return Player(row.id, row.name, row.created_ms)
+            .values(seen_ms=now_ms)
+        )
 
 
 async def get(db: Database, player: str) -> Player | None:
@@ -228,7 +242,7 @@ async def prune(db: Database, now_ms: int) -> int:
     unused = select(players.c.id).where(
         and_(
             players.c.created_ms < now_ms - UNUSED_MS,
-            players.c.seen_ms <= players.c.created_ms,  # never used (``by_session``)
+            players.c.seen_ms <= players.c.created_ms,  # never used (``mark_used``)
             ~exists().where(passkeys.c.player == players.c.id),
             ~exists().where(game_seats.c.player == players.c.id),
         )

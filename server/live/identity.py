@@ -7,8 +7,8 @@ A session that ends (its player deleted, its browser signed out) is revoked in t
 (``server/store/revoked.py``), and every use of a remembered session asks the store whether
 it was (one ``EXISTS``): every node refuses it at once, not after its memory lapses. A store
 that does not answer makes the player unknown for that use too. The first use of a player's
-session (a seat, a seek, a room) marks the player used, which keeps it past the retention of
-players nobody ever used (``server/archive/players.py``)."""
+session (a seat, a seek, a room) marks the player used, beside the join, which keeps it past
+the retention of players nobody ever used (``server/archive/players.py``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import asyncio
 import collections
 import logging
 import time
+from typing import NamedTuple
 
 from redis.exceptions import RedisError
 
@@ -34,15 +35,21 @@ DEADLINE_S = 0.5  # a join waits at most this long for the archive to say who it
 DOWN_RETRY_S = 5.0  # while the archive is down, it is asked at most this often
 
 
+class Known(NamedTuple):
+    """What a node remembers of a session."""
+
+    player: str | None  # None: no such session
+    until: float  # remembered until (``time.monotonic``)
+    used: bool  # its player is marked used (``players.mark_used``), or needs not be
+
+
 class Identities:
     def __init__(self, db: Database, store: Store | None = None) -> None:
         self.db = db
         self.store = store  # the app's is set once it is open (server/web/app.py)
-        # the session's hash -> (its player, or None: no such session; remembered until)
-        self._known: collections.OrderedDict[str, tuple[str | None, float]] = (
-            collections.OrderedDict()
-        )
+        self._known: collections.OrderedDict[str, Known] = collections.OrderedDict()  # by hash
         self._down_until = 0.0
+        self._marking: set[asyncio.Task[None]] = set()
 
     async def player(self, token: str | None) -> str | None:
         """The player whose session ``token`` is (None: none, revoked, or the archive or the
@@ -50,45 +57,60 @@ class Identities:
         if not token or len(token) > 128:
             return None
         session = players.hash_session(token)
-        player = await self._recalled(token, session)
-        if player is None:
+        known = await self._recalled(token, session)
+        if known is None or known.player is None:
             return None
         try:
-            if not await self._revoked(session):
-                return player
+            if await self._revoked(session):
+                self._known.pop(session, None)
+                return None
         except RedisError as exc:
             log.debug("a session's revocation unchecked (%s): its player unknown this time", exc)
             return None
-        self._known.pop(session, None)
-        return None
+        if not known.used:  # its first seat, seek or room: written aside, the join goes on
+            self._known[session] = known._replace(used=True)
+            task = asyncio.create_task(self._mark_used(known.player))
+            self._marking.add(task)
+            task.add_done_callback(self._marking.discard)
+        return known.player
 
-    async def _recalled(self, token: str, session: str) -> str | None:
+    async def _recalled(self, token: str, session: str) -> Known | None:
         hit = self._known.get(session)
-        if hit is not None and hit[1] > time.monotonic():
-            return hit[0]
+        if hit is not None and hit.until > time.monotonic():
+            return hit
         if time.monotonic() < self._down_until:
-            return hit[0] if hit else None
+            return hit
         try:
             async with asyncio.timeout(DEADLINE_S):
-                found = await players.by_session(self.db, token, now_ms(), used=True)
+                found = await players.by_session(self.db, token, now_ms())
         except (*DOWN, TimeoutError) as exc:
             self.db.failed(exc)
             self._down_until = time.monotonic() + DOWN_RETRY_S
-            return hit[0] if hit else None
-        self._remember(session, found.id if found else None)
-        return found.id if found else None
+            return hit
+        if found is None:
+            return self._remember(session, None, used=True)
+        return self._remember(session, found.id, used=found.used)
+
+    async def _mark_used(self, player: str) -> None:
+        try:
+            await players.mark_used(self.db, player, now_ms())
+        except DOWN as exc:  # a lookup after this node forgets the session tries again
+            self.db.failed(exc)
 
     async def _revoked(self, session: str) -> bool:
         return self.store is not None and await revoked.revoked(self.store, session)
 
-    def remember(self, token: str, player: str | None) -> None:
-        self._remember(players.hash_session(token), player)
+    def remember(self, token: str, player: str, used: bool = True) -> None:
+        """A session made here: known without asking the archive (``used``: its player needs
+        no marking when it takes a seat)."""
+        self._remember(players.hash_session(token), player, used)
 
-    def _remember(self, session: str, player: str | None) -> None:
-        self._known[session] = (player, time.monotonic() + TTL_S)
+    def _remember(self, session: str, player: str | None, used: bool) -> Known:
+        known = self._known[session] = Known(player, time.monotonic() + TTL_S, used)
         self._known.move_to_end(session)
         while len(self._known) > KEPT:
             self._known.popitem(last=False)
+        return known
 
     async def revoke(self, sessions: list[str]) -> None:
         """These sessions (their hashes) ended: forgotten here, refused by every node. A store

@@ -161,8 +161,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             refused = await over_quota(request)
             if refused is not None:
                 return refused
-            # not remembered here: its first use must reach the archive to mark it used
             player, token = await players.create(db, now_ms())
+            identities.remember(token, player.id, used=False)  # its first seat marks it used
             response = _json(Me(player.id, None, 0), 201)
             set_cookie(request, response, token)
             return response

@@ -5,6 +5,7 @@ and one address's new players and passkey challenges are one budget for all the 
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import httpx
 import redis
@@ -23,6 +24,28 @@ def test_a_deleted_players_cookie_is_refused_on_the_other_node_at_once(lobby_nod
     assert seen == (None, None), f"b still seats the deleted player after {waited:.2f} s"
     assert waited < 1.0
     assert httpx.get(b.url + "/api/me", headers=amina.cookie).json()["player"] is None
+
+
+def test_a_player_is_marked_used_when_its_cookie_first_takes_a_seat(lobby_nodes, tmp_path):
+    """Retention deletes players never used a day after they were made (docs/privacy.md): a
+    page asking who it is leaves a player unused, a seat taken with its cookie does not."""
+    url = sqlite_url(tmp_path)
+    a, b = lobby_nodes(2, DATABASE_URL=url)
+    zawadi = Player(a.url)
+
+    def used() -> bool:
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+            seen, made = db.execute(
+                "select seen_ms, created_ms from players where id = ?", (zawadi.id,)
+            ).fetchone()
+        return seen > made
+
+    assert httpx.get(b.url + "/api/me", headers=zawadi.cookie).json()["player"] == zawadi.id
+    assert not used()
+    assert seated_as(b, zawadi) == (zawadi.id, zawadi.id)
+    deadline = time.monotonic() + 5  # written beside the join, which did not wait for it
+    while not used():
+        assert time.monotonic() < deadline, "the seat did not mark the player used"
 
 
 def test_a_signed_out_cookie_is_refused_on_the_other_node_at_once(lobby_nodes, tmp_path):
