@@ -3,7 +3,7 @@
 // lives in an HttpOnly cookie the page never sees; the page only asks the server.
 
 import { $, h, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { known, t } from "./i18n.js";
 
 async function call(method, path, body) {
   const response = await fetch(path, {
@@ -91,6 +91,19 @@ export async function signIn() {
   return call("POST", "/api/passkeys/signin", { challenge, credential: credentialJSON(cred) });
 }
 
+// Why a passkey did not work, in the player's words: the browser's refusal (a DOMException's
+// name: NotAllowedError when cancelled or timed out, SecurityError when this address may not
+// use passkeys, InvalidStateError when this device already holds one for the player, …) or the
+// server's problem code. Anything else keeps its own message.
+export function passkeyTrouble(err) {
+  // a DOMException's own `code` is a legacy number: its name says what happened
+  const key = `passkey.${err instanceof DOMException ? err.name : err.code}`;
+  if (!known(key)) return ["me.failed", { msg: err.message }];
+  // wrong-address: the server's sentence names the address to open; the words are ours
+  const url = /https?:\/\/[^\s,;]+\/?/.exec(err.message || "")?.[0] || "";
+  return [key, { url, here: location.host }];
+}
+
 // The "You" box: who this browser plays as, passkeys, deletion. `name`: the name input whose
 // changes also name the player.
 export async function wireMe(box, { name } = {}) {
@@ -114,18 +127,18 @@ export async function wireMe(box, { name } = {}) {
     show($(".passkey-signin", box), Boolean(window.PublicKeyCredential));
     show($(".me-delete", box), Boolean(player));
   };
-  const attempt = async (fn, ok) => {
+  const attempt = async (fn, ok, trouble = (err) => ["me.failed", { msg: err.message }]) => {
     try {
       const answer = await fn();
       if (answer) player = answer;
       note(ok);
     } catch (err) {
-      note("me.failed", { msg: err.message });
+      note(...trouble(err));
     }
     draw();
   };
-  $(".passkey-add", box).addEventListener("click", () => attempt(addPasskey, "me.added"));
-  $(".passkey-signin", box).addEventListener("click", () => attempt(signIn, "me.signedIn"));
+  $(".passkey-add", box).addEventListener("click", () => attempt(addPasskey, "me.added", passkeyTrouble));
+  $(".passkey-signin", box).addEventListener("click", () => attempt(signIn, "me.signedIn", passkeyTrouble));
   $(".me-delete", box).addEventListener("click", async (e) => {
     const b = e.currentTarget;
     if (b.dataset.confirm !== "1") {

@@ -4,12 +4,14 @@
 
 import { settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
-import { known, t } from "./i18n.js";
+import { known, t, tn } from "./i18n.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
 const clockLabel = (c) => (c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000}` : t("lobby.noClock"));
 
-const state = { seeks: new Map(), mine: null, quick: [], ws: null, wait: 500, pending: [] };
+// `seeks`: the list the server keeps for this page (at most 40, nearest first); `more`: per game,
+// the open seeks it does not show (server/PROTOCOL.md, "The lobby").
+const state = { seeks: new Map(), more: {}, mine: null, quick: [], ws: null, wait: 500, pending: [] };
 let counter = 0;
 
 function send(message) {
@@ -41,6 +43,7 @@ function onMessage(m) {
     if (m.full) state.seeks.clear();
     for (const s of m.seeks) state.seeks.set(s.id, s);
     for (const id of m.gone) state.seeks.delete(id);
+    state.more = m.more;
   } else if (m.t === "seeking") {
     state.mine = m.status === "open" ? m.seek : null;
   } else if (m.t === "paired") {
@@ -118,7 +121,12 @@ function drawSeeks() {
 function draw() {
   for (const button of $("#quick").children) button.disabled = Boolean(state.mine);
   drawSeeks();
-  show($("#seeks-empty"), state.seeks.size === 0);
+  const counts = Object.entries(state.more);
+  const rest = counts.reduce((sum, [, n]) => sum + n, 0);
+  const games = counts.map(([game, n]) => `${gameName(game)} ${n}`).join(" · ");
+  $("#seeks-more").textContent = rest ? tn("lobby.more", rest, { games }) : "";
+  show($("#seeks-more"), rest > 0);
+  show($("#seeks-empty"), state.seeks.size === 0 && rest === 0);
   const waiting = state.mine !== null && state.mine !== undefined;
   show($("#seeking"), waiting);
   document.body.dataset.seeking = waiting ? "1" : "0";

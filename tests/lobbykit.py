@@ -4,6 +4,7 @@ their nodes and store are tests/server/live/conftest.py's ``lobby_nodes``)."""
 from __future__ import annotations
 
 import random
+import time
 
 from wsclient import Client
 
@@ -34,3 +35,32 @@ def play_out(players: dict[int, Client], rng: random.Random) -> dict:
         version = state["version"]
         for p in players.values():
             p.wait_state(lambda s, v=version: s["version"] > v)
+
+
+class Watching:
+    """A lobby watcher's list as its ``lobby`` messages build it (``server/PROTOCOL.md``, "The
+    lobby"): ``full`` replaces it, then each update adds ``seeks`` and removes ``gone``."""
+
+    def __init__(self, client: Client, **filters) -> None:
+        self.client, self.seeks, self.more, self.updates = client, {}, {}, 0
+        client.send(t="lobby", **filters)
+        self.take(client.expect("lobby"))
+        assert self.full["full"] is True
+
+    def take(self, message: dict) -> None:
+        if message["full"]:
+            self.full = message
+            self.seeks.clear()
+        else:
+            self.updates += 1
+        self.seeks.update({s["id"]: s for s in message["seeks"]})
+        for gone in message["gone"]:
+            del self.seeks[gone]  # a removal names only what the list holds
+        self.more = message.get("more", {})
+
+    def until(self, pred, timeout: float = 10.0) -> Watching:
+        """Take updates until ``pred(self)`` holds."""
+        deadline = time.monotonic() + timeout
+        while not pred(self):
+            self.take(self.client.expect("lobby", timeout=max(0.01, deadline - time.monotonic())))
+        return self

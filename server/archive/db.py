@@ -21,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -38,11 +38,14 @@ log = logging.getLogger("nyumba.archive")
 BUSY_TIMEOUT_MS = 5000  # SQLite: how long a writer waits for another process's write
 CONNECT_TIMEOUT_S = 3.0
 COMMAND_TIMEOUT_S = 5.0
+SLOW_RETRY_S = 5.0  # after a player's call missed its deadline, no such call for this long
 MIGRATION_LOCK = 0x6E79756D6261  # "nyumba": PostgreSQL's advisory lock for migrations
 
 # What a database that does not answer raises: the driver's errors wrapped by SQLAlchemy,
 # a refused or broken connection, a deadline.
 DOWN = (DBAPIError, InterfaceError, OperationalError, OSError, TimeoutError, ConnectionError)
+
+T = TypeVar("T")
 
 
 class Database:
@@ -54,6 +57,8 @@ class Database:
         self.migrated = False
         self.down_since: float | None = None
         self._migrating = asyncio.Lock()
+        self._abandoned: set[asyncio.Future[Any]] = set()  # calls past their deadline
+        self._slow_until = 0.0  # ``within`` makes no call before this (monotonic s)
         if self.kind == "sqlite":
             assert self.url.database is not None
             Path(self.url.database).parent.mkdir(parents=True, exist_ok=True)
@@ -83,6 +88,35 @@ class Database:
     async def read(self) -> AsyncIterator[AsyncConnection]:
         async with self.engine.connect() as conn:
             yield conn
+
+    async def within(self, seconds: float, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``call(*args)``'s answer, or ``TimeoutError`` once ``seconds`` have passed: for the
+        calls a player waits on (who they are, their rating). The caller stops waiting at the
+        deadline even when the driver does not: a call cancelled on a stalled PostgreSQL closes
+        its connection politely, for up to 2 s more (asyncpg's close), so ``asyncio.timeout``
+        alone let a 0.5 s deadline wait 2.5 s. The call is cancelled and ends on its own, and
+        for ``SLOW_RETRY_S`` after it such calls are not made (``TimeoutError`` at once).
+        """
+        if time.monotonic() < self._slow_until:
+            raise TimeoutError("the archive missed a deadline a moment ago")
+        task = asyncio.ensure_future(call(*args))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=seconds)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if done:
+            return task.result()
+        task.cancel()
+        self._abandoned.add(task)
+        task.add_done_callback(self._settled)
+        self._slow_until = time.monotonic() + SLOW_RETRY_S
+        raise TimeoutError(f"the archive did not answer within {seconds:g} s")
+
+    def _settled(self, task: asyncio.Future[Any]) -> None:
+        self._abandoned.discard(task)
+        if not task.cancelled():
+            task.exception()  # looked at: its failure was the deadline's, already told
 
     def insert(self, table: Any) -> Any:
         """An INSERT that can take ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""

@@ -171,12 +171,16 @@ class Passkey(msgspec.Struct):
     public_key: bytes
     sign_count: int
     transports: list[str] | None
+    rp_id: str | None = None  # the relying party it was made for (None: made before a002)
 
 
-async def add_passkey(db: Database, key: Passkey, now_ms: int) -> None:
+async def add_passkey(db: Database, key: Passkey, now_ms: int) -> bool:
+    """Keep ``key``; False (nothing written) when a passkey with its credential id is already
+    kept — a client's repeat or a copied credential, not an archive fault."""
     async with db.write() as conn:
-        await conn.execute(
-            passkeys.insert().values(
+        added = await conn.execute(
+            db.insert(passkeys)
+            .values(
                 id=key.id,
                 player=key.player,
                 public_key=key.public_key,
@@ -184,31 +188,49 @@ async def add_passkey(db: Database, key: Passkey, now_ms: int) -> None:
                 transports=key.transports,
                 created_ms=now_ms,
                 used_ms=now_ms,
+                rp_id=key.rp_id,
             )
+            .on_conflict_do_nothing(index_elements=[passkeys.c.id])
         )
+    return bool(added.rowcount)
+
+
+def _passkey(row: Any) -> Passkey:
+    return Passkey(row.id, row.player, row.public_key, row.sign_count, row.transports, row.rp_id)
 
 
 async def passkey(db: Database, credential_id: str) -> Passkey | None:
     async with db.read() as conn:
         row = (await conn.execute(select(passkeys).where(passkeys.c.id == credential_id))).first()
-    if row is None:
-        return None
-    return Passkey(row.id, row.player, row.public_key, row.sign_count, row.transports)
+    return None if row is None else _passkey(row)
 
 
 async def passkeys_of(db: Database, player: str) -> list[Passkey]:
     async with db.read() as conn:
         rows = await conn.execute(select(passkeys).where(passkeys.c.player == player))
-        return [Passkey(r.id, r.player, r.public_key, r.sign_count, r.transports) for r in rows]
+        return [_passkey(r) for r in rows]
 
 
-async def used_passkey(db: Database, credential_id: str, sign_count: int, now_ms: int) -> None:
+async def used_passkey(
+    db: Database, key: Passkey, sign_count: int, rp_id: str, now_ms: int
+) -> bool:
+    """Move ``key``'s signature counter to ``sign_count`` by compare-and-set: True if this
+    sign-in moved it, False if another got there first with the same or a later count (two
+    sign-ins racing with one authenticator's signatures, or a cloned one).
+
+    An authenticator that never counts (many synced passkeys say 0 every time) leaves the
+    counter at 0; the write then only checks that it is still 0 (py_webauthn has already
+    refused a 0 after a count). What stops a replay of such an assertion is its challenge,
+    which ``take_challenge`` hands to one request only. A passkey kept before its relying party
+    was (``rp_id`` NULL) gets the one it was just checked against."""
+    ahead = passkeys.c.sign_count < sign_count if sign_count > 0 else passkeys.c.sign_count == 0
     async with db.write() as conn:
-        await conn.execute(
+        moved = await conn.execute(
             update(passkeys)
-            .where(passkeys.c.id == credential_id)
-            .values(sign_count=sign_count, used_ms=now_ms)
+            .where(and_(passkeys.c.id == key.id, ahead))
+            .values(sign_count=sign_count, used_ms=now_ms, rp_id=rp_id)
         )
+    return bool(moved.rowcount)
 
 
 async def put_challenge(db: Database, challenge: bytes, player: str | None, now_ms: int) -> str:
@@ -224,13 +246,19 @@ async def put_challenge(db: Database, challenge: bytes, player: str | None, now_
 
 
 async def take_challenge(db: Database, cid: str, now_ms: int) -> tuple[bytes, str | None] | None:
-    """The challenge ``cid`` and its player, used up; None if unknown or expired."""
+    """The challenge ``cid`` and its player, used up; None if unknown, expired, or taken by
+    another request. One statement deletes it and says whether this request did: of any number
+    of requests racing with one answer, on any node, exactly one gets the challenge (a read then
+    a delete let several through on PostgreSQL, where each read saw the row)."""
     async with db.write() as conn:
-        row = (await conn.execute(select(challenges).where(challenges.c.id == cid))).first()
-        if row is None:
-            return None
-        await conn.execute(delete(challenges).where(challenges.c.id == cid))
-    if row.expires_ms < now_ms:
+        row = (
+            await conn.execute(
+                delete(challenges)
+                .where(challenges.c.id == cid)
+                .returning(challenges.c.challenge, challenges.c.player, challenges.c.expires_ms)
+            )
+        ).first()
+    if row is None or row.expires_ms < now_ms:
         return None
     return row.challenge, row.player
 

@@ -57,6 +57,8 @@ passkeys = Table(
     Column("transports", JSON, nullable=True),
     Column("created_ms", BigInteger, nullable=False),
     Column("used_ms", BigInteger, nullable=False),
+    # The relying party (a domain) it was made for; NULL: made before it was kept (a002).
+    Column("rp_id", String(253), nullable=True),
     Index("passkeys_player", "player"),
 )
 

@@ -1,7 +1,8 @@
 """The flag watcher: ends clocked games on time on whichever node, with nobody sending.
 
 Every node runs one (``Flags.watch``): every ``PERIOD_S`` it claims the rooms whose deadline
-has passed by the store's clock (``server/store/deadlines.py``; each claimed by one node) and
+— the clock's zero and the grace a late move would still get (``timing.flag_at``) — has
+passed by the store's clock (``server/store/deadlines.py``; each claimed by one node) and
 judges a ``Flag`` on each through the node's write path, on the store's copy of the room
 (never a node's, which a notice may not have reached), which ends the game on time
 (``timeout``) or aborts it (``aborted``) if its deadline really passed, and changes nothing if
@@ -21,7 +22,7 @@ from redis.exceptions import RedisError
 
 from server.ops import health
 from server.rooms.room import Refused, Room
-from server.rooms.timing import Flag, deadline
+from server.rooms.timing import Flag, flag_at
 from server.store.deadlines import Deadlines
 
 log = logging.getLogger("nyumba.flags")
@@ -40,8 +41,8 @@ class Flags:
 
     async def index(self, before: Room | None, after: Room) -> None:
         """Before ``after`` is stored: put its deadline in the index if it has a new one."""
-        due = deadline(after)
-        if due is not None and (before is None or deadline(before) != due):
+        due = flag_at(after)
+        if due is not None and (before is None or flag_at(before) != due):
             await self.deadlines.put(after.id, due)
 
     async def watch(self) -> None:
@@ -77,7 +78,7 @@ class Flags:
                 "room %s: judging its deadline failed; it comes back when its claim lapses", room_id
             )
             return
-        await self.deadlines.release(room_id, deadline(done.room))
+        await self.deadlines.release(room_id, flag_at(done.room))
 
     async def stop(self) -> None:
         for task in list(self.judging):

@@ -81,8 +81,7 @@ class Identities:
         if time.monotonic() < self._down_until:
             return hit
         try:
-            async with asyncio.timeout(DEADLINE_S):
-                found = await players.by_session(self.db, token, now_ms())
+            found = await self.db.within(DEADLINE_S, players.by_session, self.db, token, now_ms())
         except (*DOWN, TimeoutError) as exc:
             self.db.failed(exc)
             self._down_until = time.monotonic() + DOWN_RETRY_S

@@ -1,7 +1,7 @@
 """The lobby on a node: its watchers, its connections' seeks, and the pairings it delivers.
 
-A connection sends ``lobby`` to watch the open seeks (the node sends every open seek, then
-relays the lobby channel's news as ``lobby`` messages), ``seek`` to post one, ``accept`` to
+A connection sends ``lobby`` to watch the open seeks (a bounded list and a count of the rest,
+then paced updates: ``server/live/lobbywatch.py``), ``seek`` to post one, ``accept`` to
 take a listed one and ``cancel`` to withdraw its own (``server/PROTOCOL.md``, "The lobby").
 The store decides every pairing in one script (``server/store/lobby.py``); this module keeps
 what only this node knows: each of its seeks' connection and seat token. A pairing's news
@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +32,10 @@ from redis.exceptions import RedisError
 
 import engine
 from server.archive import games
-from server.archive.db import Database
+from server.archive.db import DOWN, Database
 from server.live.connection import Conn
-from server.live.identity import Identities
+from server.live.identity import DEADLINE_S, Identities
+from server.live.lobbywatch import Watchers
 from server.ops import health
 from server.ops.config import Settings
 from server.rooms import room as R
@@ -47,6 +49,7 @@ REFRESH_S = 1.0
 LEASE_MS = 3000  # a seek whose node stops refreshing is gone this long after (and a sweep)
 SCAN = 64  # stale or incompatible seeks a pairing looks past in its pool, at most
 KEPT = 16  # answers kept per socket for resent lobby intents
+RATINGS_KEPT = 10_000  # (player, game) ratings a node remembers for a slow archive
 
 
 @dataclass(slots=True)
@@ -91,25 +94,29 @@ class Lobby:
         self.create_room = create_room
         self.archive = archive
         self.identities = identities
-        self.watchers: set[Conn] = set()
+        self.watchers = Watchers(self.store.open_seeks)
         self.known: set[Conn] = set()  # connections that used the lobby (no join deadline)
         self.mine: dict[str, Mine] = {}  # seek id -> this node's seek
         self.of_conn: dict[Conn, str] = {}  # connection -> its open seek's id
         self.answered: dict[Conn, dict[str, msgspec.Struct]] = {}  # intent ids' answers
+        self.ratings: OrderedDict[tuple[str, str], tuple[int | None, bool]] = OrderedDict()
         self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         self._task: asyncio.Task[None] | None = None
+        self._pacing: asyncio.Task[None] | None = None
         self._delivering: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         await self.pubsub.subscribe(self.store.channel)
         self._task = asyncio.create_task(self._refresh_forever(), name="lobby")
+        self._pacing = asyncio.create_task(self.watchers.run(), name="lobby-watchers")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
+        for task in (self._task, self._pacing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
 
@@ -117,13 +124,14 @@ class Lobby:
     async def handle(self, conn: Conn, msg: Any) -> None:
         self.known.add(conn)
         if isinstance(msg, S.Watch):
-            await self._watch(conn, msg.on)
+            await self.watchers.watch(conn, msg)
             return
         intent_id = getattr(msg, "id", None)
         kept = self.answered.get(conn, {}).get(intent_id) if intent_id else None
         if kept is not None:
             conn.send_msg(kept)
             return
+        answer: msgspec.Struct | None
         if isinstance(msg, S.Cancel):
             answer = await self._cancel(conn, msg)
         else:
@@ -132,14 +140,6 @@ class Lobby:
             if intent_id:
                 self._keep(conn, intent_id, answer)
             conn.send_msg(answer)
-
-    async def _watch(self, conn: Conn, on: bool) -> None:
-        if not on:
-            self.watchers.discard(conn)
-            return
-        self.watchers.add(conn)
-        recs = [S.decode_rec(raw) for raw in await self.store.open_seeks()]
-        conn.send_msg(S.Lobby(seeks=[S.view(r) for r in recs], full=True))
 
     async def _seek(self, conn: Conn, msg: S.Seek | S.Accept) -> msgspec.Struct | None:
         if conn in self.of_conn:
@@ -156,6 +156,12 @@ class Lobby:
             except engine.BadOptions as exc:
                 raise Refused("bad-message", f"Not a game to seek: {exc}") from None
             if msg.rated and player is None:
+                if (
+                    conn.session
+                    and self.archive is not None
+                    and self.archive.down_since is not None
+                ):
+                    raise Refused("busy", "Who you are could not be read in time; try again.")
                 raise Refused("bad-message", "Only an identified player's seek can be rated.")
             options = dict(game.options)
             pool = S.pool_of(msg.game, options, msg.clock, msg.rated)
@@ -190,20 +196,23 @@ class Lobby:
         self._forget(seek_id)
         raise Refused("seek-limit" if kind == "limit" else "no-seek")
 
-    async def _cancel(self, conn: Conn, msg: S.Cancel) -> msgspec.Struct | None:
+    async def _cancel(self, conn: Conn, msg: S.Cancel) -> S.Seeking:
         mine = self.mine.get(msg.seek)
         if mine is None or mine.conn is not conn:
             raise Refused("no-seek")
         kind, pairing = await self.store.cancel(msg.seek)
         if kind == "paired" and pairing is not None:
+            # Paired before the cancel reached the store (its news had not yet reached this
+            # node): ``paired`` answers the seek, and the cancel, which changed nothing, gets
+            # the answer it gets when the news came first.
             await self.deliver(S.decode_pairing(pairing))
-            return None
+            raise Refused("no-seek", "That seek was paired before the cancel; see its `paired`.")
         self._forget(msg.seek)
         return S.Seeking(seek=msg.seek, status="cancelled", id=msg.id)
 
     async def leave(self, conn: Conn) -> None:
         """The connection closed: its seek goes with it."""
-        self.watchers.discard(conn)
+        self.watchers.drop(conn)
         self.known.discard(conn)
         self.answered.pop(conn, None)
         seek_id = self.of_conn.get(conn)
@@ -225,13 +234,24 @@ class Lobby:
             del self.of_conn[mine.conn]
 
     async def _rating(self, player: str | None, game: str) -> tuple[int | None, bool]:
+        """The rating the seek shows: the archive's, or, when it does not answer within
+        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating). The
+        pairing never depends on it; the game's rating moves when it is archived."""
         if player is None or self.archive is None:
             return None, False
+        db, known = self.archive, self.ratings.get((player, game), (None, False))
         try:
-            found = (await games.rating_of(self.archive, [player], game)).get(player)
-        except Exception:  # the archive is down: the seek goes on without a rating
-            return None, False
-        return (None, False) if found is None else (round(found.rating), found.provisional)
+            found = (await db.within(DEADLINE_S, games.rating_of, db, [player], game)).get(player)
+        except Exception as exc:  # the archive is slow or down: the seek goes on
+            if isinstance(exc, DOWN):
+                db.failed(exc)
+            return known
+        shown = (None, False) if found is None else (round(found.rating), found.provisional)
+        self.ratings[(player, game)] = shown
+        self.ratings.move_to_end((player, game))
+        if len(self.ratings) > RATINGS_KEPT:
+            self.ratings.popitem(last=False)
+        return shown
 
     # pairings -------------------------------------------------------------------------
     async def deliver(self, pairing: S.Pairing) -> None:
@@ -260,21 +280,19 @@ class Lobby:
             m.conn.send_msg(paired)
 
     def on_message(self, channel: bytes, data: bytes) -> None:
-        """The lobby channel's news: relayed to the watchers; a pairing delivered. A Cluster's
+        """The lobby channel's news: kept for the watchers; a pairing delivered. A Cluster's
         subscriber also hands every channel its "read again" notice after a resubscription
-        (not JSON): the lobby's own refresh each second already reads what may have been missed."""
+        (not JSON): the lobby's own refresh each second already reads the pairings that may have
+        been missed, and the watchers' list is read whole again."""
         if not data.startswith(b"{"):
+            self.watchers.lost()
             return
         news = json.loads(data)
         kind = news.get("k")
         if kind == "open":
-            message: msgspec.Struct = S.Lobby(
-                seeks=[S.view(S.decode_rec(json.dumps(news["seek"])))]
-            )
+            self.watchers.opened(S.view(msgspec.convert(news["seek"], S.SeekRec)))
         else:
-            message = S.Lobby(gone=list(news.get("ids") or []))
-        for conn in list(self.watchers):
-            conn.send_msg(message)
+            self.watchers.gone(list(news.get("ids") or []))
         if kind == "paired":
             pairing = msgspec.convert(news["pairing"], S.Pairing)
             if any(rec.id in self.mine for rec in pairing.seeks):

@@ -297,7 +297,7 @@ class Node:
         made = await self.store.create(
             room.id,
             room.rev,
-            stored.whole(room),
+            stored.whole(room, self.store.layout),
             self.expire_at(room.created_ms, room.created_ms),
             room.stamp,
         )

@@ -2,10 +2,12 @@
 with it.
 
 A move whose notice the store may append to the room (``rooms.stored``) sends only that
-notice; any other change, and a room an earlier version stored whole (the script answers 3),
-sends the room whole. A clocked room's deadline goes into the index (``flags.py``) ahead of the
-compare-and-set: its command is queued on the connection first, so the index is never later
-than the room it points at, and the two cost one round trip, not two.
+notice; any other change, and a room stored in another layout than the one this node writes
+(the script answers 3: a whole record, or the other release's during an upgrade), sends the
+room whole, in the layout the store asks for (``store.layout``). A clocked room's deadline
+goes into the index (``flags.py``) ahead of the compare-and-set: its command is queued on the
+connection first, so the index is never later than the room it points at, and the two cost one
+round trip, not two.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 
 from server.live.flags import Flags
 from server.rooms import stored
+from server.rooms.layout import mark
 from server.rooms.room import Room
 from server.store.store import Store
 
@@ -28,20 +31,21 @@ async def store(
         indexing = asyncio.ensure_future(flags.index(current, new))
         indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
         await asyncio.sleep(0)  # the index's command goes out ahead of the compare-and-set's
-    result = 3
+    result, written = 3, db.layout
     for whole in (not append, True):
         result = await db.cas(
             new.id,
             current.rev,
             new.rev,
-            stored.whole(new) if whole else b"",
+            stored.whole(new, written) if whole else b"",
             expire,
             notice,
             stamp=new.stamp,
             expected_stamp=current.stamp,
             append=b"" if whole else stored.record(notice),
+            under=mark(written),
         )
-        if result != 3:  # 3: stored whole by an earlier version: write it whole
+        if result != 3:  # 3: stored in another layout than the one written: write it whole
             break
         append = False
     if indexing is not None:

@@ -69,6 +69,7 @@ _HELP = {
     "NYUMBA_IDENTITIES_PER_MINUTE": "new players and passkey challenges one client address may make per minute, all nodes together",
     "NYUMBA_SOCKETS_PER_ROOM": "connections in one room, all nodes together",
     "NYUMBA_ALLOWED_ORIGINS": "origins whose pages may open the WebSocket (none: the page's own origin only)",
+    "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]; none: http://localhost:PORT): passkeys belong to its host, and are made and used only from it",
     "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
     "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
     "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
@@ -114,6 +115,7 @@ def _bounded(ge: float, le: float, env: str, allowed: str | None = None) -> Meta
 _URL = r"^(rediss?|unix|valkeys?)(\+[a-z]+)?://\S+$"
 _POOL = r"[a-z0-9-]+(:[a-z_]+=[a-z0-9]+)*@[0-9]{1,5}\+[0-9]{1,3}"
 _POOLS = rf"^{_POOL}(,{_POOL})*$"
+_PUBLIC_URL = r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$"  # an origin: no path, no IPv6 literal
 _DATABASE_URL = r"^(sqlite|postgres|postgresql)(\+[a-z0-9]+)?://\S+$"
 
 
@@ -189,6 +191,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             )
         ),
     ] = ()
+    public_url: Annotated[
+        Annotated[str, Meta(pattern=_PUBLIC_URL)] | None,
+        Meta(
+            extra=_v(
+                "NYUMBA_PUBLIC_URL",
+                "an origin such as https://play.example or http://localhost:8000 (no path)",
+            )
+        ),
+    ] = None
     forwarded_allow_ips: Annotated[
         str,
         Meta(
@@ -234,6 +245,22 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     access_log: Annotated[bool, Meta(extra=_v("NYUMBA_ACCESS_LOG"))] = False
     reports_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_REPORTS_PER_MINUTE")] = 20
 
+    @property
+    def public_origin(self) -> str:
+        """Where players open nyumba, without a trailing slash: ``NYUMBA_PUBLIC_URL``, or
+        ``http://localhost:PORT`` — a name, not 127.0.0.1, because WebAuthn takes no IP address
+        as a relying party, and a secure context without HTTPS, so passkeys work there."""
+        origin = (self.public_url or f"http://localhost:{self.port}").rstrip("/").lower()
+        for default in ("http://", ":80"), ("https://", ":443"):  # as a browser writes it
+            if origin.startswith(default[0]) and origin.endswith(default[1]):
+                origin = origin.removesuffix(default[1])
+        return origin
+
+    @property
+    def relying_party(self) -> str:
+        """The passkeys' relying party id: the public origin's host."""
+        return self.public_origin.split("://", 1)[1].rsplit(":", 1)[0].lower()
+
     def doubts(self) -> list[str]:
         """Allowed but probably wrong: said in the log at start (tests rely on some)."""
         out = []
@@ -242,6 +269,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 f"NYUMBA_PRESENCE_TTL_MS={self.presence_ttl_ms} is not longer than "
                 f"NYUMBA_TICK_MS={self.tick_ms}, which refreshes it: players will show as "
                 f"absent between refreshes"
+            )
+        if all(part.isdigit() for part in self.relying_party.split(".")):
+            out.append(
+                f"NYUMBA_PUBLIC_URL={self.public_url} names an IP address: browsers refuse "
+                f"passkeys there (WebAuthn wants a domain name); everything else works"
             )
         return out
 

@@ -18,9 +18,15 @@ How a game's clock runs (``server/PROTOCOL.md``, "Clocks"):
   gains ``QUOTA_GAIN_MS`` each move and holds at most ``QUOTA_MAX_MS``. So a client that always
   claims lag gains at most ``QUOTA_GAIN_MS`` a move in the long run, and a real lag spike is
   forgiven up to half a second.
-- A side whose clock reaches zero has lost on time (``adjudication: "timeout"``), whether
-  it then sends a move (refused: ``game-over``) or nothing at all (the deadline index,
-  ``server/store/deadlines.py``, wakes a node at the deadline).
+- A move that arrives after its clock reached zero counts if it came within the credit it
+  is given (``ran_out``). So a flag waits for the most credit a move could still be given,
+  the *grace* (``LAG_MOVE_MS``, less once the quota is lower): a side whose clock is past
+  zero and the grace has lost on time (``adjudication: "timeout"``), whether it then sends a
+  move (refused: ``game-over``) or nothing at all (the deadline index,
+  ``server/store/deadlines.py``, wakes a node at ``flag_at``). The other intents (an offer,
+  a resignation, the opponent's) see the clock run out at the same moment as the flag; the
+  running side's own move sees it at zero and its own credit. The first moves' window has
+  no grace.
 
 ``Clock`` is what the ``state`` message carries; ``ClockRec`` is what the room stores
 (array-like msgpack: a clock adds about 25 bytes to a stored room).
@@ -101,11 +107,37 @@ def left(rec: ClockRec, side: int, now_ms: int) -> int:
 
 
 def deadline(rec: ClockRec, started: bool) -> int:
-    """When the game ends unless someone moves: the running side's flag, or, before both
-    sides have moved (``started`` false), the end of the abort window."""
+    """When the clock reaches zero: the running side's time, or, before both sides have moved
+    (``started`` false), the end of the abort window."""
     if rec.running >= 0:
         return rec.since_ms + rec.remaining[rec.running]
     return rec.since_ms + rec.abort_ms
+
+
+def grace(rec: ClockRec) -> int:
+    """How long past zero the running side's move may still come and count: the most lag
+    credit it could be given (``LAG_MOVE_MS``, and no more than its quota). None in the
+    first moves' window, where no lag is credited."""
+    return min(LAG_MOVE_MS, rec.quota[rec.running]) if rec.running >= 0 else 0
+
+
+def flag_at(rec: ClockRec, started: bool) -> int:
+    """When the game ends unless someone moves: zero and the grace (lichess flags a clock
+    ``outOfTime(withGrace)`` alike), so the flag never ends a game a move could still save."""
+    return deadline(rec, started) + grace(rec)
+
+
+def ran_out(rec: ClockRec, started: bool, now_ms: int, claimed: int | None) -> int | None:
+    """When the clock ran out (its zero, where it stops), if it has by ``now_ms`` for an
+    intent; None if not. The running side's own move, ``claimed`` ms of lag, is given its
+    credit (``credit``); any other intent (``claimed`` None), the flag's included, the most a
+    move could be given (``grace``). So a move that counts is never preceded by the flag."""
+    zero = deadline(rec, started)
+    if claimed is None or rec.running < 0:
+        extra = grace(rec)
+    else:
+        extra = credit(rec, rec.running, now_ms, claimed)
+    return zero if now_ms >= zero + extra else None
 
 
 def credit(rec: ClockRec, side: int, now_ms: int, lag_ms: int) -> int:
@@ -114,10 +146,22 @@ def credit(rec: ClockRec, side: int, now_ms: int, lag_ms: int) -> int:
     return max(0, min(lag_ms, LAG_MOVE_MS, rec.quota[side], spent))
 
 
-def charged(rec: ClockRec, side: int, now_ms: int, lag_ms: int) -> ClockRec:
+def after(
+    rec: ClockRec, now_ms: int, mover: int | None, lag_ms: int, to_move: int | None, started: bool
+) -> ClockRec:
+    """The clock after a change of the game at ``now_ms``, in one step: ``mover``'s move
+    charged, ``lag_ms`` reported (``mover`` None: the change was not one move: an undo, a
+    result, a seat taken), nobody's time running, then ``to_move``'s turn begun (None:
+    nobody's: the game is over or waits for a seat)."""
+    if mover is not None:
+        rec = _charged(rec, mover, now_ms, lag_ms)
+    rec = stopped(rec, now_ms)
+    return rec if to_move is None else _turned(rec, to_move, started, now_ms)
+
+
+def _charged(rec: ClockRec, side: int, now_ms: int, lag_ms: int) -> ClockRec:
     """The clock after ``side`` moved at ``now_ms`` with ``lag_ms`` reported: its time spent
-    less the credit taken off, the increment added (only once clocks run), its quota updated.
-    The turn is not passed on here (``turned``)."""
+    less the credit taken off, the increment added (only once clocks run), its quota updated."""
     if rec.running != side:
         return rec
     given = credit(rec, side, now_ms, lag_ms)
@@ -137,11 +181,10 @@ def stopped(rec: ClockRec, now_ms: int) -> ClockRec:
     return msgspec.structs.replace(rec, remaining=remaining, running=-1, since_ms=now_ms)
 
 
-def turned(rec: ClockRec, to_move: int | None, started: bool, now_ms: int) -> ClockRec:
+def _turned(rec: ClockRec, to_move: int, started: bool, now_ms: int) -> ClockRec:
     """A new turn begins at ``now_ms``: ``to_move``'s clock runs if both sides have moved
     (``started``), else none does and the abort window starts again."""
-    running = to_move if started and to_move is not None else -1
-    return msgspec.structs.replace(rec, running=running, since_ms=now_ms)
+    return msgspec.structs.replace(rec, running=to_move if started else -1, since_ms=now_ms)
 
 
 def view(rec: ClockRec, started: bool, over: bool, now_ms: int) -> Clock:

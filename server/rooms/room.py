@@ -24,6 +24,7 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
+from server.rooms.layout import layout_of
 from server.rooms.moved import decode_moved, expand_step
 from server.rooms.notice import Notice, decode_notice
 
@@ -150,14 +151,12 @@ def ply_of(n: Notice) -> Ply:
 # A room in the store: msgpack, one encoder and one decoder built once.
 encode_room = msgspec.msgpack.Encoder().encode
 _decode_room = msgspec.msgpack.Decoder(Room).decode
-# A stored room that is a base and moves after it starts with this byte, which msgpack never
-# uses; a room written whole by earlier versions is a plain msgpack map (read, then rewritten).
-LOG = b"\xc1"
 
 
 def decode_room(data: bytes) -> Room:
-    """A room as stored: a plain record, or a base record and the moves appended after it."""
-    if data[:1] != LOG:
+    """A room as stored in any layout this release reads (``layout``: a plain record, or a
+    one-byte mark, a base record and the moves appended after it)."""
+    if layout_of(data) == 1:
         return _decode_room(data)
     end = 5 + int.from_bytes(data[1:5], "big")
     room = _decode_room(data[5:end])

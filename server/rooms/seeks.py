@@ -40,10 +40,18 @@ class _LobbyOut(msgspec.Struct, frozen=True, tag_field="t", gc=False):
 
 
 class Watch(_LobbyIn, frozen=True, tag="lobby"):
-    """Watch the lobby (``on``, the default) or stop. Answered by a ``lobby`` message with
-    every open seek (``full``), then one ``lobby`` message per change."""
+    """Watch the lobby (``on``, the default) or stop. Answered by a ``lobby`` message (``full``)
+    with the open seeks that fit the filters — ``game``, ``clock`` (a control, ``"none"`` or
+    ``"any"``), ``rated`` (null: either) — nearest the rating ``near`` first, at most
+    ``server/rooms/lobbyview.py``'s ``SHOWN`` of them, and per game a count of those not shown;
+    then by an update at most twice a second with all that changed. Send it again to change
+    the filters (or to have the list again): five times in ten seconds, else ``lobby-limit``."""
 
     on: bool = True
+    game: Game | None = None
+    clock: Control | Literal["any", "none"] = "any"
+    rated: bool | None = None
+    near: Annotated[int, Meta(ge=0, le=5000)] | None = None
 
 
 def _check_name(name: str | None) -> None:
@@ -110,11 +118,14 @@ class SeekView(msgspec.Struct, frozen=True, gc=False):
 
 
 class Lobby(_LobbyOut, frozen=True, tag="lobby"):
-    """The lobby: ``seeks`` that opened, the ids of those ``gone`` (paired, cancelled, their
-    seeker gone). ``full``: ``seeks`` is every open seek (the first answer to ``lobby``)."""
+    """A watcher's list: the seeks ``seeks`` added to it, the ids ``gone`` from it (paired,
+    cancelled, their seeker gone, or no longer among the nearest), and ``more``: per game, the
+    open seeks it does not show (always the whole count, not a change). ``full``: ``seeks`` is
+    the whole list (nearest first): drop what you had."""
 
     seeks: list[SeekView] = []
     gone: list[str] = []
+    more: dict[str, int] = {}
     full: bool = False
 
 
@@ -147,6 +158,8 @@ ERRORS = {
     "no-seek": "There is no such open seek (it was paired, cancelled, or its player left).",
     "seek-limit": "Too many open seeks from this address or on this server; try again later.",
     "seeking": "This connection already has an open seek; cancel it first.",
+    "lobby-limit": "Too many lobby requests on this connection; its updates keep coming.",
+    "lobby-busy": "The lobby shows as many different lists as it can; ask without filters.",
 }
 
 

@@ -9,24 +9,27 @@ appends it and publishes it, where it used to send the whole room and a whole st
 ``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
 is ``room.decode_room``: the base, then the moves applied (no engine: each carries its state).
 
-    LOG | base length (4 bytes) | base | (length (2 bytes) | Notice)*
+    mark (1 byte) | base length (4 bytes) | base | (length (2 bytes) | Notice)*
 
-A room stored whole by an earlier version is a plain msgpack ``Room``; it is read as it is,
-and its next change writes it whole in this layout (the store refuses an append to it).
+The mark says the layout (``server/rooms/layout.py``), and a node writes the one the store
+asks for. A room stored in another layout this release reads (a plain msgpack ``Room`` as
+the earliest versions wrote it, or the other mark) is read as it is, and its next change
+writes it whole in the node's layout (the store refuses an append under another mark).
 """
 
 from __future__ import annotations
 
 from server.rooms.answers import WIDTH
-from server.rooms.room import LOG, Room, encode_room
+from server.rooms.layout import mark
+from server.rooms.room import Room, encode_room
 
 TAIL = 32  # moves appended after a base before the room is written whole again
 
 
-def whole(room: Room) -> bytes:
-    """The room as a base with no moves after it."""
+def whole(room: Room, layout: int) -> bytes:
+    """The room as a base with no moves after it, in ``layout`` (2 or 3)."""
     base = encode_room(room)
-    return LOG + len(base).to_bytes(4, "big") + base
+    return mark(layout) + len(base).to_bytes(4, "big") + base
 
 
 # What a move changes in the room (``room.played``); every other field must be the very

@@ -2,9 +2,10 @@
 
 Pure, like ``server/rooms/judge.py``, which runs every command through ``run`` here: before
 the command, a clock that has run out ends the game (the intent, a move included, then finds
-it over); after it, the mover is charged and the next turn's clock started
-(``server/rooms/clock.py`` says how). ``Flag`` is the intent the deadline watcher sends
-(``server/live/flags.py``) when a room's deadline has passed; ``P.Abort`` the players'.
+it over: ``clock.ran_out``, the same rule for a move and the flag); after it, one call
+(``clock.after``) charges the mover and starts the next turn's clock. ``Flag`` is the intent
+the deadline watcher sends (``server/live/flags.py``) when a room's flag time (``flag_at``)
+has passed; ``P.Abort`` the players'.
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ def ready(room: Room) -> bool:
     return all(seat.holder != "empty" for seat in room.seats)
 
 
-def deadline(room: Room) -> int | None:
-    """When this room's game ends unless someone moves (None: nothing will end it)."""
+def flag_at(room: Room) -> int | None:
+    """When this room's game ends unless someone moves: its clock's zero and the grace a late
+    move would still get (``clock.flag_at``; None: nothing will end it)."""
     if room.clock is None or room.outcome is not None or not ready(room):
         return None
-    return C.deadline(room.clock, started(room))
+    return C.flag_at(room.clock, started(room))
 
 
 def state_clock(room: Room, now_ms: int) -> C.Clock | None:
@@ -65,23 +67,33 @@ def state_clock(room: Room, now_ms: int) -> C.Clock | None:
 _ACTING = (P.Move, P.Resign, P.Offer, P.Reply, P.Undo, P.HandOver, P.Reclaim, P.Abort, Flag)
 
 
+def _claimed(rec: C.ClockRec, intent: Any, ctx: Context) -> int | None:
+    """The lag the running side's own move claims (the computer's claims none); None for
+    any other intent, which sees the clock run out with the flag."""
+    if isinstance(intent, P.Move):
+        return (intent.lag or 0) if rec.running >= 0 and rec.running in ctx.sides else None
+    if hasattr(intent, "move") and getattr(intent, "side", None) == rec.running:
+        return 0
+    return None
+
+
 def _overdue(room: Room, pos: Position, intent: Any, ctx: Context) -> Change | None:
     """The game ended by its clock before this intent could act: the room ended, and the
     intent answered ``game-over`` (a ``Flag`` is answered nothing)."""
-    rec, due = room.clock, deadline(room)
-    if rec is None or due is None or not (isinstance(intent, _ACTING) or hasattr(intent, "move")):
+    rec = room.clock
+    if rec is None or flag_at(room) is None:
         return None
-    lag = 0
-    if isinstance(intent, P.Move) and intent.lag and rec.running in ctx.sides:
-        lag = C.credit(rec, rec.running, ctx.now_ms, intent.lag)
-    if ctx.now_ms < due + lag:
+    if not (isinstance(intent, _ACTING) or hasattr(intent, "move")):
+        return None
+    zero = C.ran_out(rec, started(room), ctx.now_ms, _claimed(rec, intent, ctx))
+    if zero is None:
         return None
     if rec.running >= 0:
         outcome, why = timeout(rec.running), "The game is over: a clock ran out."
     else:
         outcome, why = aborted(), "The game was aborted: a first move did not come in time."
     new = changed(
-        room, version=room.version + 1, outcome=outcome, offer=None, clock=C.stopped(rec, due)
+        room, version=room.version + 1, outcome=outcome, offer=None, clock=C.stopped(rec, zero)
     )
     reply = None
     if getattr(intent, "id", None) is not None:
@@ -116,13 +128,14 @@ def _after(before: Room, change: Change, intent: Any, ctx: Context) -> Change:
     if after.game_no != before.game_no:  # a rematch: the same control, afresh
         after = msgspec.structs.replace(after, clock=C.fresh(C.control_of(rec), now, rec.abort_ms))
     elif after.version != before.version or (ready(after) and not ready(before)):
+        mover = None
         if len(after.history) == len(before.history) + 1 and before.outcome is None:
-            lag = getattr(intent, "lag", None) or 0
-            rec = C.charged(rec, after.history[-1].side, now, lag)
-        rec = C.stopped(rec, now)
+            mover = after.history[-1].side
+        to_move = None
         if after.outcome is None and ready(after):
             to_move = (change.position or Position(after)).to_move
-            rec = C.turned(rec, to_move, started(after), now)
+        lag = getattr(intent, "lag", None) or 0
+        rec = C.after(rec, now, mover, lag, to_move, started(after))
         after = msgspec.structs.replace(after, clock=rec)
     else:
         return change

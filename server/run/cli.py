@@ -2,6 +2,7 @@
 
     nyumba serve [--host H] [--port P] [--redis-url URL] [--data-dir DIR] [--workers N|auto]
     nyumba replay FILE
+    nyumba layout [previous|current] [--redis-url URL]
     nyumba --version
 
 With no Redis URL (flag or ``REDIS_URL``) ``serve`` starts a private Valkey
@@ -18,6 +19,8 @@ close with 1012, the node exits 0.
 ``replay`` checks a game record (``engine/RECORDS.md``; ``-`` reads standard input) by
 replaying every move: exit 0 with a one-line summary, 1 with the first mismatching ply on
 standard error, 2 if the file cannot be read.
+
+``layout`` shows or sets the store's layout flag, for a rolling upgrade (``server/run/layoutcmd.py``).
 """
 
 from __future__ import annotations
@@ -146,13 +149,12 @@ def serve(settings: Settings) -> int:
         def announce() -> None:
             if settings.worker not in (None, 0):
                 return  # one start line for the server, not one per worker
-            host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+            # The public URL, not the address listened on: passkeys work only there.
             log.info(
-                "nyumba %s ready in %.1f s: open http://%s:%d/",
+                "nyumba %s ready in %.1f s: open %s/",
                 __version__,
                 time.monotonic() - started,
-                f"[{host}]" if ":" in host else host,
-                settings.port,
+                settings.public_origin,
             )
 
         server = _server(config, app, announce, settings.drain_ms / 1000)
@@ -279,9 +281,33 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--workers", help="node processes on the port, or auto (NYUMBA_WORKERS; 1)")
     r = commands.add_parser("replay", help="check a game record by replaying it")
     r.add_argument("file", help="the record (JSON); - for standard input")
+    lay = commands.add_parser(
+        "layout",
+        help="show, or set, the layout every node writes rooms in (rolling upgrades)",
+        description="Without an argument: the store's layout flag and the live nodes. "
+        "current: every node writes this release's layout (refused while a node of the "
+        "release before runs); previous: the layout of the release before. "
+        "NYUMBA_KEY_PREFIX names the store's keys, as for serve.",
+    )
+    lay.add_argument(
+        "set",
+        nargs="?",
+        choices=["previous", "current"],
+        help="the layout to write: this release's (current) or the release before's (previous)",
+    )
+    lay.add_argument("--redis-url", help="Redis URL (REDIS_URL) of the nodes' store")
     args = parser.parse_args(argv)
     if args.command == "replay":
         return replay(args.file)
+    if args.command == "layout":
+        from server.run import layoutcmd
+
+        try:
+            settings = from_env(redis_url=args.redis_url)
+        except BadSetting as exc:
+            print(f"nyumba layout: {exc}", file=sys.stderr)
+            return 2
+        return layoutcmd.run(settings, args.set)
     if args.command == "serve":
         try:
             settings = from_env(

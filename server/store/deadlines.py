@@ -1,4 +1,5 @@
-"""The deadline index: when each clocked room's game ends unless someone moves.
+"""The deadline index: when each clocked room's game ends unless someone moves (its clock's
+zero and the grace a late move would still get: ``server/rooms/timing.py`` ``flag_at``).
 
 Two sorted sets in one hash slot (``{deadlines}``), so each script touches one slot::
 

@@ -11,8 +11,9 @@
 # An empty expected stamp (a room written by a version that kept none) is not compared.
 # An empty notice publishes nothing (a change only the sender hears of: a kept answer).
 # ARGV[9], when not empty, says the notice is a move to append to the stored room instead of
-# writing ``data`` (it is the notice's length: server/rooms/stored.py); 3 when the room is not
-# stored as a log (an earlier version's whole record): the node writes it whole.
+# writing ``data`` (it is the notice's length: server/rooms/stored.py); ARGV[10] is the mark of
+# the layout the node writes (server/rooms/layout.py): 3 when the stored room has another (a
+# whole record, or the other layout of a rolling upgrade): the node writes it whole.
 _CAS = """
 local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
 if not cur[1] then return -1 end
@@ -24,7 +25,7 @@ if ARGV[8] ~= '' and (cur[2] or '') ~= ARGV[8] then return 2 end
 local data = ARGV[3]
 if ARGV[9] and ARGV[9] ~= '' then
   local log = redis.call('HGET', KEYS[1], 'data')
-  if not log or string.byte(log, 1) ~= 193 then return 3 end
+  if not log or string.sub(log, 1, 1) ~= ARGV[10] then return 3 end
   data = log .. ARGV[9] .. ARGV[6]
 end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', data)

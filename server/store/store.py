@@ -24,6 +24,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from server.ops import metrics
+from server.rooms import layout
 from server.rooms.notice import REREAD
 from server.store import topology
 from server.store.replicas import Replicas
@@ -59,6 +60,9 @@ class Store:
             connect_timeout=connect_timeout, command_timeout=command_timeout
         )
         self._use(topology.open_store(url, REREAD, **self.timeouts))
+        # The layout this node writes rooms in: the release before's until the store's flag
+        # says otherwise (``server/store/layouts.py`` follows it).
+        self.layout = layout.PREVIOUS
 
     async def start(self) -> None:
         """Find out what the URL names (``topology.found``): a Cluster node switches the
@@ -137,11 +141,13 @@ class Store:
         stamp: str = "",
         expected_stamp: str = "",
         append: bytes = b"",
+        under: bytes = b"",
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
-        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not a log:
-        write ``data`` whole). ``append``: the notice is a move to add to the stored room
-        instead, after these bytes (``server/rooms/stored.py``)."""
+        see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not in the
+        layout ``under`` marks: write ``data`` whole). ``append``: the notice is a move to add
+        to the stored room instead, after these bytes (``server/rooms/stored.py``), if the
+        room's first byte is ``under`` (``server/rooms/layout.py``)."""
         result = int(
             await self._cas(
                 keys=[self.room_key(room_id), self.presence_key(room_id)],
@@ -155,6 +161,7 @@ class Store:
                     stamp,
                     expected_stamp,
                     append,
+                    under,
                 ],
             )
         )

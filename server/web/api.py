@@ -105,6 +105,11 @@ HTTP_CODES: dict[str, str] = {
     "bad-challenge": "a passkey challenge that is unknown, used or expired",
     "bad-passkey": "a passkey response the WebAuthn check refuses",
     "unknown-passkey": "a passkey that belongs to no player here (403)",
+    "wrong-address": "a passkey ceremony asked under a host other than NYUMBA_PUBLIC_URL's (400)",
+    "other-relying-party": "a passkey made for another relying party than this server's (403)",
+    "passkey-counter": "a passkey whose signature counter did not move forward (403)",
+    "passkey-taken": "a passkey whose credential id is already kept (409)",
+    "conflict": "a change the archive refused: it clashes with one made meanwhile (409)",
 }
 PROBLEM_CODES = sorted({*P.ERRORS, *HTTP_CODES})
 

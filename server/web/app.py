@@ -61,6 +61,7 @@ from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import view
+from server.store.layouts import Layouts
 from server.store.store import Store
 from server.web import archive as archive_pages
 from server.web import httpguard, quota, reports, static
@@ -273,6 +274,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     await archive.start()  # migrated, or said why not (play goes on; writes wait)
     app.state.identities.store = store  # sessions revoked on one node, refused on all
     node = Node(settings, store, archive, app.state.identities)
+    layouts = Layouts(store, node.node_id)
+    with contextlib.suppress(RedisError):  # (unread, it writes the previous layout: safe)
+        await layouts.renew()  # a flag naming a layout this release cannot write stops it here
     await node.start()
     app.state.node = node
     H.STORE.watch(store.ping)  # notices the end of an outage
@@ -287,6 +291,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         archive=archive_pages.AnalysisShelf(archive),
     )
     renewing = asyncio.create_task(cap.renew_forever(), name="addrcap")
+    following = asyncio.create_task(layouts.follow(), name="layout")
     probing = asyncio.create_task(
         metrics.probe_pubsub(lambda data: store.publish_to_node(node.node_id, data)),
         name="pubsub-probe",
@@ -296,6 +301,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     finally:
         renewing.cancel()
         probing.cancel()
+        following.cancel()
+        with contextlib.suppress(RedisError, OSError):
+            await layouts.leave()
         analyses.close()
         offload.close()
         H.STORE.close()

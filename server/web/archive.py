@@ -225,28 +225,28 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         },
         "/api/passkeys/register/options": {
             "post": {
-                "summary": "Options to make a passkey",
-                "responses": {"200": ok(None, str(ceremony)), **fails(404, 429, 503)},
+                "summary": "Options to make a passkey (400 wrong-address: not at the public URL)",
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 429, 503)},
             }
         },
         "/api/passkeys/register": {
             "post": {
                 "summary": "Add the passkey made",
                 "requestBody": body("Answer"),
-                "responses": {"201": ok("Me", "The player"), **fails(400, 404, *refused)},
+                "responses": {"201": ok("Me", "The player"), **fails(400, 404, 409, *refused)},
             }
         },
         "/api/passkeys/signin/options": {
             "post": {
-                "summary": "Options to sign in with a passkey",
-                "responses": {"200": ok(None, str(ceremony)), **fails(429, 503)},
+                "summary": "Options to sign in with a passkey (400 wrong-address: not at the public URL)",
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 429, 503)},
             }
         },
         "/api/passkeys/signin": {
             "post": {
                 "summary": "Sign in: a new session for the passkey's player",
                 "requestBody": body("Answer"),
-                "responses": {"200": ok("Me", "The player"), **fails(400, 403, *refused)},
+                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 409, *refused)},
             }
         },
         "/api/archive/{id}": {

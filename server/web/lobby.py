@@ -1,8 +1,9 @@
 """The lobby over HTTP: ``GET /api/lobby``, the open seeks and the quick-pairing pools.
 
 The live lobby is on the WebSocket (``lobby``, ``seek``, ``accept``, ``cancel``:
-``server/PROTOCOL.md``, "The lobby"); this is the same list once, for a page before its socket
-opens and for a bot that looks before it seeks. ``openapi_paths`` adds the route to
+``server/PROTOCOL.md``, "The lobby"); this is the list a watcher without filters is shown, once,
+for a page before its socket opens and for a bot that looks before it seeks: from the node's
+copy of the open seeks, encoded once per change of them (every page load asks for the pools). ``openapi_paths`` adds the route to
 ``GET /api/openapi.json`` (``server/web/openapi.py``).
 """
 
@@ -26,7 +27,8 @@ from server.web.httpguard import problem
 # What the WebSocket's description in the OpenAPI document says of the lobby and clocks.
 WS_NOTE = (
     " The same socket carries the lobby, no room needed (server/PROTOCOL.md, 'The lobby'): "
-    "`lobby` to watch the open seeks (answered `lobby`, then one `lobby` per change), `seek` "
+    "`lobby` to watch the open seeks (answered `lobby`: at most 40 that fit its filters, nearest "
+    "its rating, and a count of the rest; then updates at most twice a second), `seek` "
     "(paired at once with the oldest compatible seek of its pool, else listed: `seeking`), "
     "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
     "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
@@ -46,9 +48,12 @@ class QuickPool(msgspec.Struct):
 
 
 class LobbyList(msgspec.Struct):
-    """``GET /api/lobby``: every open seek, oldest first, and the quick-pairing pools."""
+    """``GET /api/lobby``: at most 40 open seeks (nearest 1500, then oldest first: what a
+    ``lobby`` watcher without filters is shown), per game the open seeks not listed (``more``),
+    and the quick-pairing pools."""
 
     seeks: list[S.SeekView]
+    more: dict[str, int]
     quick: list[QuickPool]
 
 
@@ -57,14 +62,17 @@ def routes(lobby: Callable[[], Lobby], pools: str) -> list[Route]:
         QuickPool(g, options, clock, clock.label()) for g, options, clock in S.quick_pools(pools)
     ]
 
+    built: list[tuple[int, bytes]] = []  # the body for one revision of the open seeks
+
     async def listing(request: Request) -> Response:
         try:
-            recs = [S.decode_rec(raw) for raw in await lobby().store.open_seeks()]
+            rev, seeks, more = await lobby().watchers.listing()
         except RedisError as exc:
             health.STORE.failed(exc)
             return problem(503, "store-down", "The store does not answer; try again shortly.")
-        body = LobbyList(seeks=[S.view(r) for r in recs], quick=quick)
-        return Response(msgspec.json.encode(body), media_type="application/json")
+        if not built or built[0][0] != rev:
+            built[:] = [(rev, msgspec.json.encode(LobbyList(seeks, more, quick)))]
+        return Response(built[0][1], media_type="application/json")
 
     return [Route("/api/lobby", listing)]
 
@@ -75,7 +83,8 @@ def with_lobby(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any],
     lobby = {
         "get": {
             "operationId": "lobby",
-            "summary": "The open seeks and the quick-pairing pools (live: the WebSocket's lobby)",
+            "summary": "The nearest open seeks, a count of the rest and the quick-pairing pools "
+            "(live: the WebSocket's lobby)",
             "responses": {
                 "200": {
                     "description": "The lobby",

@@ -15,9 +15,19 @@
 The cookie (``COOKIE``) holds the session's token: HttpOnly (no script reads it), SameSite=Lax
 (no other site's request carries it), Secure when the page came over HTTPS, for
 ``players.SESSION_DAYS``. The WebSocket upgrade carries it, so the seats its player takes are
-linked to them (``server/live/identity.py``). Passkeys are checked by py_webauthn: the
-relying party is the host the page was loaded from, the origin the page's own (or one of
-``NYUMBA_ALLOWED_ORIGINS``); a challenge is kept in the archive and used once.
+linked to them (``server/live/identity.py``). Passkeys are checked by py_webauthn against
+the configuration, never the request: the relying party is ``NYUMBA_PUBLIC_URL``'s host
+(``http://localhost:PORT`` by default), the origin that URL's (or one of
+``NYUMBA_ALLOWED_ORIGINS``). A ceremony asked under another host name is refused (400
+``wrong-address``), and a passkey is kept with the relying party it was made for, so one made
+for another is refused (403 ``other-relying-party``).
+
+Replays: a challenge is kept in the archive and handed to one answer only (one ``DELETE …
+RETURNING``), and the signature counter only moves forward by compare-and-set
+(``players.used_passkey``), so one assertion opens at most one session however many nodes it is
+sent to at once. The archive refusing a row (a credential id already kept, a player deleted
+meanwhile) is the request's problem, 409, not an outage: only a database that does not answer
+is ``archive-down``.
 
 New players and challenges are what a flood would pile up: one client address makes at most
 ``NYUMBA_IDENTITIES_PER_MINUTE`` of them a minute, all nodes together (``server/web/quota.py``);
@@ -31,6 +41,7 @@ from typing import Any
 
 import msgspec
 import webauthn
+from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -80,6 +91,12 @@ def archive_down(db: Database, exc: BaseException) -> Response:
     """The answer of every archive route while the database does not answer (told once)."""
     db.failed(exc)
     return problem(503, "archive-down", "The archive does not answer; try again soon.")
+
+
+def refused() -> Response:
+    """The archive answered and refused the change (a key taken, a row gone meanwhile): the
+    request's problem, not an outage (``archive_down``), so nothing is marked down."""
+    return problem(409, "conflict", "That change clashes with another one made meanwhile.")
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -146,6 +163,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             return problem(403, "cross-site", "Players are changed from nyumba's own pages.")
         try:
             return await _me(request)
+        except IntegrityError:
+            return refused()
         except DOWN as exc:
             return archive_down(db, exc)
 
@@ -158,9 +177,9 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         if request.method == "POST":
             if player is not None:
                 return _json(await _shown(player.id))
-            refused = await over_quota(request)
-            if refused is not None:
-                return refused
+            limited = await over_quota(request)
+            if limited is not None:
+                return limited
             player, token = await players.create(db, now_ms())
             identities.remember(token, player.id, used=False)  # its first seat marks it used
             response = _json(Me(player.id, None, 0), 201)
@@ -201,16 +220,24 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         clear_cookie(request, response)
         return response
 
-    def party(request: Request) -> tuple[str, list[str]]:
-        """The relying party's id (the page's host) and the origins an answer may come from."""
-        own = f"{request.url.scheme}://{request.url.netloc}"
-        return request.url.hostname or "localhost", [own, *origins]
+    rp_id = settings.relying_party
+    expected = [settings.public_origin, *origins]  # where a browser's answer may come from
 
     async def ceremony(request: Request, handler: Any) -> Response:
         if httpguard.cross_site(request, origins):
             return problem(403, "cross-site", "Passkeys are used from nyumba's own pages.")
+        host = (request.url.hostname or "").lower()
+        if host != rp_id:  # behind a proxy: the Host it forwards (deploy/nginx.conf)
+            return problem(
+                400,
+                "wrong-address",
+                f"Passkeys work at {settings.public_origin}/ only, not at {host or 'this address'}"
+                f": open nyumba there.",
+            )
         try:
             return await handler(request)
+        except IntegrityError:
+            return refused()
         except DOWN as exc:
             return archive_down(db, exc)
 
@@ -218,10 +245,9 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         player = await current(request)
         if player is None:
             return no_player()
-        refused = await over_quota(request)
-        if refused is not None:
-            return refused
-        rp_id, _ = party(request)
+        limited = await over_quota(request)
+        if limited is not None:
+            return limited
         known = await players.passkeys_of(db, player.id)
         options = webauthn.generate_registration_options(
             rp_id=rp_id,
@@ -250,7 +276,6 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         taken = await players.take_challenge(db, answer.challenge, now_ms())
         if taken is None or taken[1] != player.id:
             return problem(400, "bad-challenge", "That challenge is unknown, used or expired.")
-        rp_id, expected = party(request)
         try:
             verified = webauthn.verify_registration_response(
                 credential=answer.credential,
@@ -267,15 +292,16 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             verified.credential_public_key,
             verified.sign_count,
             transports if isinstance(transports, list) else None,
+            rp_id,
         )
-        await players.add_passkey(db, key, now_ms())
+        if not await players.add_passkey(db, key, now_ms()):
+            return problem(409, "passkey-taken", "That passkey is already added to a player here.")
         return _json(await _shown(player.id), 201)
 
     async def signin_options(request: Request) -> Response:
-        refused = await over_quota(request)
-        if refused is not None:
-            return refused
-        rp_id, _ = party(request)
+        limited = await over_quota(request)
+        if limited is not None:
+            return limited
         options = webauthn.generate_authentication_options(
             rp_id=rp_id, user_verification=UserVerificationRequirement.PREFERRED
         )
@@ -293,7 +319,12 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         key = await players.passkey(db, raw_id) if isinstance(raw_id, str) else None
         if key is None:
             return problem(403, "unknown-passkey", "That passkey belongs to no player here.")
-        rp_id, expected = party(request)
+        if key.rp_id is not None and key.rp_id != rp_id:
+            return problem(
+                403,
+                "other-relying-party",
+                f"That passkey was made for {key.rp_id}, not for {rp_id}.",
+            )
         try:
             verified = webauthn.verify_authentication_response(
                 credential=answer.credential,
@@ -305,7 +336,13 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             )
         except (InvalidAuthenticationResponse, ValueError, KeyError, TypeError) as exc:
             return problem(403, "bad-passkey", f"The passkey was not accepted: {exc}.")
-        await players.used_passkey(db, key.id, verified.new_sign_count, now_ms())
+        if not await players.used_passkey(db, key, verified.new_sign_count, rp_id, now_ms()):
+            return problem(
+                403,
+                "passkey-counter",
+                "The passkey's signature counter did not move forward: another sign-in used "
+                "it at the same moment, or it was copied.",
+            )
         previous = session_of(request)
         if previous:  # this browser's earlier session (an anonymous player, say) ends here
             await players.sign_out(db, previous)

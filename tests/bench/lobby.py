@@ -5,7 +5,8 @@
    ``paired`` message. Prints p50/p99/max, and checks each was paired once.
 2. Flag lateness: ``--rooms`` clocked rooms (2,000) on one node, each a local room whose two
    first moves have been played, so one clock runs; nobody sends anything more. For each, the
-   time from its deadline (read from the stored room: the turn's start plus the time left) to
+   time from its flag time (read from the stored room: the turn's start plus the time left,
+   plus the grace a late move would still get: ``server/rooms/clock.py`` ``flag_at``) to
    the arrival of the ``state`` saying ``timeout`` on its socket. Prints p50/p99/max (target:
    p99 <= 250 ms).
 3. What a clock costs a state and a stored room: the ``state`` message and the msgpack room
@@ -32,6 +33,7 @@ import httpx  # noqa: E402
 import websockets  # noqa: E402
 from serverproc import ServerProcess  # noqa: E402
 
+from server.rooms import clock as C  # noqa: E402
 from server.rooms import room as R  # noqa: E402
 
 
@@ -117,7 +119,7 @@ async def clocked_rooms(server: ServerProcess, n: int, clock_s: float) -> tuple[
             data = await store.hget(f"{prefix}room:{{{made['room']}}}", "data")
             rec = R.decode_room(data).clock
             assert rec is not None and rec.running == 0
-            deadlines[made["room"]] = rec.since_ms + rec.remaining[0]
+            deadlines[made["room"]] = C.flag_at(rec, started=True)  # zero and the grace
         over = await next_state(ws, lambda s: s["outcome"] is not None, timeout=clock_s + 120)
         arrived[made["room"]] = time.time() * 1000 + offset
         assert over["adjudication"] == "timeout", over["adjudication"]

@@ -137,6 +137,9 @@ def test_kubernetes_manifests():
     env = {e["name"]: e for e in app["env"]}
     assert env["NYUMBA_FORWARDED_ALLOW_IPS"]["value"] not in ("127.0.0.1", "*")
     assert env["NYUMBA_ALLOWED_ORIGINS"]["value"].startswith("https://")
+    # passkeys belong to the public URL's host: the one the Ingress serves
+    hosts = [rule["host"] for rule in kinds["Ingress"]["spec"]["rules"]]
+    assert env["NYUMBA_PUBLIC_URL"]["value"] in [f"https://{h}" for h in hosts]
 
 
 def test_kubernetes_pods_are_locked_down_and_pinned():
@@ -248,3 +251,13 @@ def test_three_nodes_behind_the_proxy_without_sticky_sessions(store_kind, tmp_pa
             proxy.__exit__()
             for n in nodes:
                 n.stop()
+
+
+def test_every_compose_file_names_the_public_url_its_proxy_serves():
+    """Passkeys work only at NYUMBA_PUBLIC_URL: the address the proxy publishes."""
+    for path in sorted(DEPLOY.glob("compose*.yaml")):
+        services = yaml.safe_load(path.read_text())["services"]
+        (published,) = [p.split(":")[0] for p in services["proxy"]["ports"] if p.endswith(":80")]
+        for name in (n for n in services if n.startswith("app")):
+            url = services[name]["environment"]["NYUMBA_PUBLIC_URL"]
+            assert url == f"http://localhost:{published}", (path.name, name, url)

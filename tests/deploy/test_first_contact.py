@@ -133,7 +133,9 @@ def test_the_readme_serve_command_verbatim_in_a_fresh_clone(clone, capsys):
         # the data went where the README says: ./data, relative to the clone
         assert (clone / "data" / "valkey" / "appendonlydir").is_dir()
         text = log_path.read_text()
-        assert re.search(rf"nyumba \S+ ready in .* open http://127\.0\.0\.1:{port}/", text)
+        # the address it prints is the README's (with the test's port): one where passkeys work
+        assert re.search(rf"nyumba \S+ ready in .* open http://localhost:{port}/", text)
+        assert "open http://localhost:8000/" in (clone / "README.md").read_text()
         with capsys.disabled():
             print(
                 f"\n[first contact] clone to first page {page - started:.1f} s "

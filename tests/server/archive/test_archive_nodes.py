@@ -121,13 +121,21 @@ def test_two_nodes_writing_one_game_at_once_write_it_once(cluster):
         final = rated_game(a, b, south, north, winner=1)
         time.sleep(1.5)  # B's sweep (every 0.3 s) takes it up once due (0.5 s after A began)
     game = wait_archived(a.url, final["archive"])["game"]
-    time.sleep(1.0)  # both writes are over
-    after = [archived_counts(n.url) for n in (a, b)]
-    gained = {
-        k: sum(after[i].get(k, 0) - before[i].get(k, 0) for i in range(2))
-        for k in ("written", "known")
-    }
-    assert gained == {"written": 1, "known": 1}, (before, after)
+
+    def gained() -> dict[str, int]:
+        after = [archived_counts(n.url) for n in (a, b)]
+        return {
+            k: sum(after[i].get(k, 0) - before[i].get(k, 0) for i in range(2))
+            for k in ("written", "known")
+        }
+
+    # The other write (and, on a loaded machine, a node's own retry) ends finding the row: how
+    # many found it depends on timing; that exactly one wrote it does not.
+    deadline = time.monotonic() + 10
+    while gained()["known"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    seen = gained()
+    assert seen["written"] == 1 and seen["known"] >= 1, (before, seen)
     for p in (south, north):
         ratings = p.request("GET", f"/api/players/{p.id}").json()["ratings"]
         assert [r["games"] for r in ratings] == [1]

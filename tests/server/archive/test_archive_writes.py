@@ -284,3 +284,39 @@ def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(d
     game, standing = run(read())
     assert game is not None and [s.name for s in game.seats] == ["Amina", "Baraka"]
     assert [s.games for s in standing] == [1]
+
+
+def test_a_challenge_is_taken_once_and_a_counter_only_moves_forward(db_url):
+    """Two handles (two nodes' pools) race twenty times for one challenge: one gets it. The
+    signature counter moves by compare-and-set: forward only, an always-0 one stays 0, and a
+    passkey kept before its relying party was (a002, NULL) gets the one it was checked with."""
+
+    async def go():
+        one, two = Database(db_url), Database(db_url)
+        await asyncio.gather(one.start(), two.start())
+        player, _ = await players.create(one, NOW)
+        cid = await players.put_challenge(one, b"c" * 32, None, NOW)
+        taken = await asyncio.gather(
+            *(players.take_challenge(db, cid, NOW) for db in [one, two] * 10)
+        )
+        counting = players.Passkey("k1", player.id, b"pk", 5, None, "localhost")
+        zero = players.Passkey("k0", player.id, b"pk", 0, None, None)
+        added = [await players.add_passkey(one, k, NOW) for k in (counting, zero, counting)]
+        moves = [
+            await players.used_passkey(one, counting, 6, "localhost", NOW),
+            await players.used_passkey(two, counting, 6, "localhost", NOW),  # the same count
+            await players.used_passkey(one, counting, 5, "localhost", NOW),  # behind
+            await players.used_passkey(one, zero, 0, "localhost", NOW),
+            await players.used_passkey(two, zero, 0, "localhost", NOW),
+        ]
+        kept = [await players.passkey(one, k) for k in ("k1", "k0")]
+        await one.close()
+        await two.close()
+        return taken, added, moves, kept
+
+    taken, added, moves, (k1, k0) = run(go())
+    assert [t for t in taken if t is not None] == [(b"c" * 32, None)]
+    assert added == [True, True, False]
+    assert moves == [True, False, False, True, True]
+    assert (k1.sign_count, k1.rp_id) == (6, "localhost")
+    assert (k0.sign_count, k0.rp_id) == (0, "localhost")

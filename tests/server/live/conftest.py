@@ -1,5 +1,6 @@
 """Fixtures of tests/server/live/: nodes for the lobby's tests (``lobby_nodes``: a callable that
-starts N nodes on one shared store, each with the environment given, all stopped after the test)."""
+starts N nodes on one shared store, each with the environment given, all stopped after the test;
+its ``store`` and ``prefix`` are the store's address and the nodes' key prefix)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def lobby_nodes(shared_store, tmp_path, key_prefix):
             )
         return started
 
+    start.store, start.prefix = shared_store, prefix  # type: ignore[attr-defined]
     yield start
     for s in started:
         s.stop(kill=True)

@@ -3,15 +3,13 @@ every node, and a cancel answered the same however often it is sent."""
 
 from __future__ import annotations
 
-from lobbykit import seek
+from lobbykit import Watching, seek
 from wsclient import Client
 
 
 def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lobby(lobby_nodes):
     a, b = lobby_nodes(2, NYUMBA_SEEKS_PER_ADDRESS="2")
-    watcher = Client(b.ws_url)
-    watcher.send(t="lobby")
-    watcher.expect("lobby")
+    watcher = Watching(Client(b.ws_url))
     first = Client(a.ws_url)
     mine = seek(first, side="north")["seek"]
     first.send(t="seek", game="kalah", options={"seeds": 4}, id="twice")
@@ -22,7 +20,7 @@ def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lob
     third = Client(a.ws_url)
     third.send(t="seek", game="kalah", options={"seeds": 4}, side="north")
     assert third.expect("error")["code"] == "seek-limit"  # two open from this address
-    assert len(watcher.expect("lobby")["seeks"]) == 1 and len(watcher.expect("lobby")["seeks"]) == 1
+    assert len(watcher.until(lambda w: len(w.seeks) == 2).seeks) == 2
     first.send(t="cancel", seek=mine, id="c1")
     assert first.expect("seeking") == {
         "t": "seeking",
@@ -30,7 +28,7 @@ def test_one_seek_per_socket_a_cap_per_address_and_a_cancel_that_empties_the_lob
         "status": "cancelled",
         "id": "c1",
     }
-    assert watcher.expect("lobby")["gone"] == [mine]
+    watcher.until(lambda w: mine not in w.seeks and len(w.seeks) == 1)
     first.send(t="cancel", seek=mine, id="c1")  # a resend: the same answer
     assert first.expect("seeking")["status"] == "cancelled"
     second.send(t="cancel", seek=mine)  # not its seek

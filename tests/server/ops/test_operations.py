@@ -209,6 +209,6 @@ def test_json_logs_with_the_start_line_and_access_log(tmp_path, key_prefix):
         srv.stop()
     lines = [json.loads(line) for line in srv.log_path.read_text().splitlines() if line.strip()]
     assert all({"ts", "level", "logger", "msg"} <= set(line) for line in lines)
-    start = [line for line in lines if f"open http://127.0.0.1:{srv.port}/" in line["msg"]]
+    start = [line for line in lines if f"open http://localhost:{srv.port}/" in line["msg"]]
     assert len(start) == 1 and "nyumba 0." in start[0]["msg"]
     assert any("/api/games" in line["msg"] for line in lines if line["logger"] == "uvicorn.access")

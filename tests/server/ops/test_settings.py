@@ -39,6 +39,8 @@ BAD = [
     ("DATABASE_URL", "postgresql://db/nyumba?search_path=a;drop"),  # a schema is a name
     ("DATABASE_URL", "sqlite:///"),  # no file
     ("NYUMBA_ARCHIVE_RETRY_MS", "0"),
+    ("NYUMBA_PUBLIC_URL", "play.example"),  # an origin has a scheme
+    ("NYUMBA_PUBLIC_URL", "https://play.example/nyumba"),  # and no path
 ]
 
 
@@ -79,6 +81,18 @@ def test_presence_shorter_than_its_refresh_is_doubted():
     assert from_env({}).doubts() == []
     with pytest.raises(BadSetting, match="NYUMBA_TICK_MS='0' is not allowed"):
         from_env({"NYUMBA_TICK_MS": "0"})
+
+
+def test_the_public_url_is_an_origin_whose_host_is_the_relying_party():
+    """Unset, it is http://localhost:PORT: a name, because WebAuthn takes no IP address."""
+    assert (from_env({}).public_origin, from_env({}).relying_party) == (
+        "http://localhost:8000",
+        "localhost",
+    )
+    given = from_env({"NYUMBA_PUBLIC_URL": "https://Play.Example:443/", "PORT": "9000"})
+    assert (given.public_origin, given.relying_party) == ("https://play.example", "play.example")
+    (doubt,) = from_env({"NYUMBA_PUBLIC_URL": "http://192.168.1.5:8000"}).doubts()
+    assert "IP address" in doubt and "passkeys" in doubt
 
 
 def test_values_are_converted_and_the_data_dir_made_absolute(tmp_path, monkeypatch):

@@ -108,3 +108,16 @@ def test_the_bao_section_says_every_board_field_and_choice_word_the_engine_gives
         assert f"`{word}`" in bao, f"{word!r} is not in PROTOCOL.md's Bao section"
     for name in ("A1", "B8", "a1", "b8", "illegal", "bad-notation", "64"):
         assert name in bao
+
+
+def test_the_lobbys_bounds_and_budgets_are_the_ones_the_doc_names():
+    from server.live import lobbywatch as W
+    from server.rooms import lobbyview as LV
+
+    lobby = _section((SERVER / "PROTOCOL.md").read_text(), "## The lobby")
+    assert f"at most {LV.SHOWN} open seeks" in lobby
+    assert f"rounded to a multiple of {LV.NEAR_STEP}; without it {LV.DEFAULT_NEAR}" in lobby
+    assert W.FLUSH_S == 0.5 and "at most twice a second" in lobby
+    assert f"{W.ASKS} times in {W.ASK_WINDOW_S:g} s" in lobby
+    assert f"every {W.RESYNC_S:g} s while someone" in lobby
+    assert f"at most {W.VIEWS} different lists" in lobby.replace("\n  ", " ")
