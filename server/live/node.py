@@ -92,7 +92,7 @@ class Node:
         if archive is not None:
             offload = lambda: self.offload  # noqa: E731  (set by the app after the node)
             self.archiver = Archiver(settings, store, archive, self.clock, self.change, offload)
-            self.identities = identities or Identities(archive)
+            self.identities = identities or Identities(archive, store)
         self._tasks: list[asyncio.Task[None]] = []
         # Clocks and the lobby (server/live/flags.py, server/live/lobby.py)
         self.flags = Flags(Deadlines(store.link, store.prefix), self.change)

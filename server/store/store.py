@@ -211,9 +211,10 @@ class Store:
             self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
         return await self._replicas.confirm(self.room_key(room_id))
 
-    async def count_room_creation(self, address: str, minute: int) -> int:
-        """Rooms created from ``address`` in ``minute`` (this one included)."""
-        key = f"{self.prefix}quota:rooms:{{{address}}}:{minute}"
+    async def count_in_minute(self, what: str, address: str, minute: int) -> int:
+        """One more ``what`` (rooms, identities) from ``address`` in ``minute``: how many
+        so far, this one included. Every node counts in the same key."""
+        key = f"{self.prefix}quota:{what}:{{{address}}}:{minute}"
         count, _ = await self.link.execute_many([("INCR", key), ("EXPIRE", key, 120)])
         return int(count)
 
