@@ -6,7 +6,12 @@ first inserts it, and every later try — the same node after a lost answer, ano
 sweep, two nodes racing — finds it there (``INSERT … ON CONFLICT DO NOTHING``: the second
 insert waits for the first's transaction and then does nothing) and changes nothing. A rated
 game's ratings are updated in the same transaction as its row, so they move exactly once per
-game: both rows are read locked, the update is Glicko-2 (``server/rooms/glicko2.py``).
+game: both rows are read locked, the update is Glicko-2 (``server/ratings/glicko2.py``).
+
+A stored rating is as its last rated game left it (``updated_ms``: when that game was rated).
+Whoever reads it — this module's readers, the write before a game moves it — first grows its
+deviation for the whole rating periods since (``server/ratings/standing.py``), at the time the
+caller passes: ratings are never shown, sought with or played as they were before time away.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from sqlalchemy import and_, delete, func, select, update
 
 from server.archive.db import Database
 from server.archive.schema import analyses, game_seats, games, players, ratings
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
+from server.ratings import standing as T
 from server.rooms.finished import south_score
 from server.rooms.room import Finished
 
@@ -140,7 +146,7 @@ async def _rate(
     )
     query = select(ratings).where(ratings.c.game == entry.game, ratings.c.player.in_(pair))
     rows = {r.player: r for r in await conn.execute(db.locked(query))}
-    now = [G.Rating(rows[p].rating, rows[p].deviation, rows[p].volatility) for p in pair]
+    now = [_grown(rows[p], now_ms) for p in pair]  # each as time away left it
     after = G.game(now[0], now[1], south_score(entry.outcome))
     for p, r in zip(pair, after):
         await conn.execute(
@@ -295,7 +301,8 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
 
 
 class Standing(msgspec.Struct):
-    """A player's rating in one game profile."""
+    """A player's rating in one game profile, as it stands at the time asked about: the
+    deviation grown for the rating periods since ``last_ms``, the player's last rated game."""
 
     game: str
     rating: float
@@ -304,41 +311,66 @@ class Standing(msgspec.Struct):
     provisional: bool
     player: str = ""
     name: str | None = None
+    last_ms: int = 0
 
 
-def _standing(r: Any, name: str | None = None) -> Standing:
-    provisional = G.provisional(G.Rating(r.rating, r.deviation, r.volatility))
-    return Standing(r.game, r.rating, r.deviation, r.games, provisional, r.player, name)
+def _grown(r: Any, now_ms: int) -> G.Rating:
+    return T.current(G.Rating(r.rating, r.deviation, r.volatility), r.updated_ms, now_ms)
 
 
-async def standings(db: Database, player: str) -> list[Standing]:
+def _standing(r: Any, now_ms: int, name: str | None = None) -> Standing:
+    now = _grown(r, now_ms)
+    return Standing(
+        r.game, now.rating, now.deviation, r.games, G.provisional(now), r.player, name, r.updated_ms
+    )
+
+
+async def standings(db: Database, player: str, now_ms: int) -> list[Standing]:
     async with db.read() as conn:
         rows = await conn.execute(
             select(ratings).where(ratings.c.player == player).order_by(ratings.c.game)
         )
-        return [_standing(r) for r in rows]
+        return [_standing(r, now_ms) for r in rows]
 
 
-async def rating_of(db: Database, players_: list[str], game: str) -> dict[str, Standing]:
+async def rating_of(
+    db: Database, players_: list[str], game: str, now_ms: int
+) -> dict[str, Standing]:
     """Each of ``players_``'s rating in ``game`` (those rated in it)."""
     async with db.read() as conn:
         rows = await conn.execute(
             select(ratings).where(ratings.c.game == game, ratings.c.player.in_(players_))
         )
-        return {r.player: _standing(r) for r in rows}
+        return {r.player: _standing(r, now_ms) for r in rows}
 
 
-async def leaderboard(db: Database, game: str) -> list[Standing]:
-    """The best established ratings in ``game`` (provisional ones are not ranked)."""
+async def leaderboard(db: Database, game: str, now_ms: int) -> list[Standing]:
+    """The best ratings in ``game`` that ``standing.listed`` lists at ``now_ms``: enough rated
+    games, one recent, the deviation settled after its growth for time away. The database
+    applies the same test, so the first ``BOARD`` rows it returns are the ones listed; the
+    Python test is the rule's statement, and drops nothing the SQL kept."""
+    away = (now_ms - ratings.c.updated_ms) // T.PERIOD_MS  # whole periods
+    step = ratings.c.volatility * G.SCALE
+    grown = ratings.c.deviation * ratings.c.deviation + away * step * step
     query = (
         select(ratings, players.c.name)
         .join(players, players.c.id == ratings.c.player)
-        .where(ratings.c.game == game, ratings.c.deviation <= G.PROVISIONAL_RD)
+        .where(
+            ratings.c.game == game,
+            ratings.c.games >= T.BOARD_GAMES,
+            ratings.c.updated_ms >= now_ms - T.BOARD_RECENT_MS,
+            grown < T.SETTLED_RD * T.SETTLED_RD,
+        )
         .order_by(ratings.c.rating.desc(), ratings.c.player)
         .limit(BOARD)
     )
     async with db.read() as conn:
-        return [_standing(r, r.name) for r in await conn.execute(query)]
+        rows = list(await conn.execute(query))
+    return [
+        _standing(r, now_ms, r.name)
+        for r in rows
+        if T.listed(G.Rating(r.rating, r.deviation, r.volatility), r.games, r.updated_ms, now_ms)
+    ]
 
 
 async def count(db: Database) -> int:

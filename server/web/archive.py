@@ -123,7 +123,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             p = await players.get(db(), pid)
             if p is None:
                 return problem(404, "no-player", "No player has that id.")
-            standing = await games.standings(db(), pid)
+            standing = await games.standings(db(), pid, now_ms())
             listed, more = await games.played(db(), pid, number)
         except DOWN as exc:
             return archive_down(db(), exc)
@@ -139,7 +139,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             return problem(404, "bad-game", "No game profile has that name.")
         wanted = [p for p in request.query_params.get("players", "").split(",") if ID.match(p)]
         try:
-            found = await games.rating_of(db(), wanted[:8], game) if wanted else {}
+            found = await games.rating_of(db(), wanted[:8], game, now_ms()) if wanted else {}
         except DOWN as exc:
             return archive_down(db(), exc)
         return _json(found)
@@ -149,7 +149,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         if game is None:
             return problem(404, "bad-game", "No game profile has that name.")
         try:
-            return _json(await games.leaderboard(db(), game))
+            return _json(await games.leaderboard(db(), game, now_ms()))
         except DOWN as exc:
             return archive_down(db(), exc)
 
