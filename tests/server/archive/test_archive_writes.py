@@ -12,7 +12,7 @@ import pytest
 from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
 
-from server.archive import games, players
+from server.archive import games, players, standings
 from server.archive.db import Database
 from server.archive.schema import metadata
 from server.ratings import glicko2 as G
@@ -60,7 +60,7 @@ def test_a_finished_game_is_written_once_with_its_ratings(db_url):
         first = await games.write(db, entry, record, NOW)
         again = [await games.write(db, entry, record, NOW) for _ in range(3)]
         game = await games.game(db, entry.id)
-        standing = {s.player: s for s in await games.standings(db, a, NOW)}
+        standing = {s.player: s for s in await standings.standings(db, a, NOW)}
         await db.close()
         return first, again, game, standing
 
@@ -90,7 +90,7 @@ def test_writers_racing_write_each_game_once_and_move_ratings_once(db_url):
                 games.write(one, entry, record, NOW), games.write(two, entry, record, NOW)
             )
         rows = await games.count(one)
-        standing = await games.rating_of(one, [a, b], "kalah", NOW)
+        standing = await standings.rating_of(one, [a, b], "kalah", NOW)
         await one.close()
         await two.close()
         return results, rows, standing
@@ -237,7 +237,7 @@ def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(d
     async def read():
         db = Database(db_url)
         game = await games.game(db, entry.id)
-        standing = await games.standings(db, a, NOW)
+        standing = await standings.standings(db, a, NOW)
         await db.close()
         return game, standing
 

@@ -9,16 +9,14 @@ import math
 
 import msgspec
 import pytest
+from archivekit import won_by_south
 from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
 
-from server.archive import games, players
+from server.archive import games, players, standings
 from server.archive.db import Database
 from server.archive.schema import ratings
 from server.ratings import glicko2 as G
-from server.rooms import judge as J
-from server.rooms import protocol as P
-from server.rooms import room as R
 from server.rooms.finished import record_text
 
 NOW = 1_800_000_000_000
@@ -33,15 +31,6 @@ def db_url(request, tmp_path):
         return
     with postgres_url(tmp_path) as url, own_schema(url) as schema_url:
         yield schema_url
-
-
-def won_by_south(room_id: str, a: str, b: str, at: int) -> R.Finished:
-    """A rated friend game ``a`` (South) won at ``at``: North resigned."""
-    room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", at)
-    seats = [R.SeatRec("person", f"t{i}", None, at, None, p) for i, p in enumerate([a, b])]
-    room = msgspec.structs.replace(room, seats=seats, rated=True)
-    ctx = R.Context(sides=[1], who="k", now_ms=at + 60_000)
-    return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
 
 
 def grown_by_hand(deviation: float, volatility: float, days: int) -> float:
@@ -59,11 +48,11 @@ def test_deviation_grows_over_a_month_away_and_the_next_game_is_rated_from_it(db
         await db.start()
         ids = await _rated(db, {"Amina": (1600.0, 60.0, 30, 0), "Baraka": (1650.0, 70.0, 30, 0)})
         a, b = ids["Amina"], ids["Baraka"]
-        then = (await games.standings(db, a, NOW))[0]
-        later = (await games.standings(db, a, MONTH))[0]
+        then = (await standings.standings(db, a, NOW))[0]
+        later = (await standings.standings(db, a, MONTH))[0]
         entry = won_by_south("after-a-month", a, b, MONTH)
         await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), MONTH)
-        after = await games.rating_of(db, [a, b], "kalah", MONTH)
+        after = await standings.rating_of(db, [a, b], "kalah", MONTH)
         await db.close()
         return a, b, then, later, after
 
@@ -126,7 +115,7 @@ def test_the_leaderboard_lists_only_settled_active_players_with_enough_games(db_
         db = Database(db_url)
         await db.start()
         ids = await _rated(db, BOARD)
-        board = await games.leaderboard(db, "kalah", NOW)
+        board = await standings.leaderboard(db, "kalah", NOW)
         await db.close()
         return ids, board
 
@@ -141,7 +130,7 @@ def test_a_rating_left_alone_becomes_provisional(db_url):
         await db.start()
         ids = await _rated(db, BOARD)
         wanted = [ids["provisional-by-time"], ids["unsettled"]]
-        found = await games.rating_of(db, wanted, "kalah", NOW)
+        found = await standings.rating_of(db, wanted, "kalah", NOW)
         await db.close()
         return ids, found
 
