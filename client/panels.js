@@ -7,7 +7,7 @@ import { $, clock, h, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { lastMovePits } from "./board.js";
 import { choiceWords, lastMoveSummary, resultText } from "./words.js";
-import { ratingOf, ratingText } from "./seatratings.js";
+import { ratingMark, ratingOf } from "./seatratings.js";
 
 export const sideName = (side) => t(`side.${side}`);
 const seated = (v) => v.sides.length > 0;
@@ -101,7 +101,7 @@ function seatRole(seat, v) {
 function playerLink(s, seat, v) {
   if (!seat.player) return [];
   const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
-  const label = r ? ratingText(r) : t("seat.playerPage");
+  const label = r ? ratingMark(r.rating, r.provisional) : t("seat.playerPage");
   const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
   return [" ", h("a", link, label)];
 }

@@ -7,7 +7,12 @@ import re
 import time
 
 import httpx
+import msgspec
 from wsclient import Client
+
+from server.rooms import judge as J
+from server.rooms import protocol as P
+from server.rooms import room as R
 
 
 class Player:
@@ -103,3 +108,13 @@ def archived_counts(base: str) -> dict[str, float]:
     for m in re.finditer(r'^nyumba_archived_games_total\{result="(\w+)"\} (\S+)$', text, re.M):
         out[m[1]] = float(m[2])
     return out
+
+
+def won_by_south(room_id: str, south: str, north: str, at: int) -> R.Finished:
+    """A rated friend game between players ``south`` and ``north`` that South won at ``at``
+    (North resigned), as the judge hands it to the archive (``games.write`` takes it)."""
+    room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", at)
+    seats = [R.SeatRec("person", f"t{i}", None, at, None, p) for i, p in enumerate([south, north])]
+    room = msgspec.structs.replace(room, seats=seats, rated=True)
+    ctx = R.Context(sides=[1], who="k", now_ms=at + 60_000)
+    return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]

@@ -19,7 +19,7 @@ from asynckit import run
 from pgkit import PostgresServer, own_schema, postgres_url, sqlite_url
 from serverproc import ServerProcess
 
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 from server.store.embedded import EmbeddedValkey
 
 ENV = {"NYUMBA_TICK_MS": "300", "NYUMBA_ARCHIVE_RETRY_MS": "500"}

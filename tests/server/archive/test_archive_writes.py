@@ -13,10 +13,10 @@ from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
 from sqlalchemy import func, select
 
-from server.archive import games, players, schema
+from server.archive import games, players, schema, standings
 from server.archive.db import Database
 from server.archive.schema import metadata
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 from server.rooms import judge as J
 from server.rooms import protocol as P
 from server.rooms import room as R
@@ -61,7 +61,7 @@ def test_a_finished_game_is_written_once_with_its_ratings(db_url):
         first = await games.write(db, entry, record, NOW)
         again = [await games.write(db, entry, record, NOW) for _ in range(3)]
         game = await games.game(db, entry.id)
-        standing = {s.player: s for s in await games.standings(db, a)}
+        standing = {s.player: s for s in await standings.standings(db, a, NOW)}
         await db.close()
         return first, again, game, standing
 
@@ -91,7 +91,7 @@ def test_writers_racing_write_each_game_once_and_move_ratings_once(db_url):
                 games.write(one, entry, record, NOW), games.write(two, entry, record, NOW)
             )
         rows = await games.count(one)
-        standing = await games.rating_of(one, [a, b], "kalah")
+        standing = await standings.rating_of(one, [a, b], "kalah", NOW)
         await one.close()
         await two.close()
         return results, rows, standing
@@ -277,7 +277,7 @@ def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(d
     async def read():
         db = Database(db_url)
         game = await games.game(db, entry.id)
-        standing = await games.standings(db, a)
+        standing = await standings.standings(db, a, NOW)
         await db.close()
         return game, standing
 
