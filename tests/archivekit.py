@@ -70,7 +70,7 @@ def opening(players: dict[int, Client], made: tuple[int, int] = (0, 0), least: i
             break
         mover = players[state["to_move"]]
         mover.wait_state(lambda s, v=version: s["version"] >= v)
-        mover.move(state["legal"][0]["move"], state["version"])
+        mover.move(state["legal"][0]["move"], state["version"], id=f"opening-{version}")
         made_now[state["to_move"]] += 1
         version = state["version"] + 1
     for p in players.values():
