@@ -14,6 +14,7 @@ from wsclient import Client
 from server.rooms import glicko2 as G
 
 CLOCK = {"initial_ms": 60_000, "increment_ms": 0}
+TIMERS = {"NYUMBA_TICK_MS": "300", "NYUMBA_PRESENCE_TTL_MS": "1000"}
 
 
 def _rated_pair(a, b, south: Player, north: Player, clock=CLOCK) -> dict[int, Client]:
@@ -147,7 +148,8 @@ def _answer(client: Client, intent_id: str) -> dict:
 def test_a_player_who_leaves_a_rated_game_loses_when_the_opponent_claims_after_the_wait(
     lobby_nodes, tmp_path
 ) -> None:
-    a, b = _nodes(lobby_nodes, tmp_path, NYUMBA_ABSENT_MS="3000")
+    # Presence noticed within a tick (0.3 s), well inside the wait (4 s): the early claim is early.
+    a, b = _nodes(lobby_nodes, tmp_path, NYUMBA_ABSENT_MS="4000", **TIMERS)
     south, north = Player(a.url, "Asha"), Player(b.url, "Juma")
     players = _rated_pair(a, b, south, north)
     stays, seen = _leave_on_turn(players, leaver=1)  # North leaves on its turn
@@ -176,7 +178,7 @@ def test_a_player_who_leaves_a_rated_game_loses_when_the_opponent_claims_after_t
 def test_the_opponent_of_a_player_who_left_may_claim_a_draw_but_not_on_its_own_turn(
     lobby_nodes, tmp_path
 ) -> None:
-    a, b = _nodes(lobby_nodes, tmp_path, NYUMBA_ABSENT_MS="1000")
+    a, b = _nodes(lobby_nodes, tmp_path, NYUMBA_ABSENT_MS="1000", **TIMERS)
     south, north = Player(a.url), Player(b.url)
     players = _rated_pair(a, b, south, north)
     state = opening(players)
@@ -185,9 +187,11 @@ def test_the_opponent_of_a_player_who_left_may_claim_a_draw_but_not_on_its_own_t
     players[leaver].close()
     stays.wait_state(lambda s: not s["seats"][leaver]["present"])
     deadline = time.monotonic() + 20
+    n = 0
     while True:  # past the wait, its own turn is still refused: move first
-        stays.send(t="claim", room=stays.room, kind="draw", id="own")
-        refused = _answer(stays, "own")
+        n += 1  # a new id each time: a resent id is answered as it was the first time
+        stays.send(t="claim", room=stays.room, kind="draw", id=f"own{n}")
+        refused = _answer(stays, f"own{n}")
         if refused["code"] == "not-allowed":
             break
         assert refused["code"] == "not-absent" and time.monotonic() < deadline
