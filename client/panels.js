@@ -164,8 +164,15 @@ export function renderControls(s, v) {
   // the window has passed (the host may then play the computer instead).
   const wait = handoverWait(s, v);
   const oppEmpty = opponentSeat(s, v)?.holder === "empty";
-  show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
+  // A rated game is never handed to the computer: its absent player's game is claimed, once
+  // the wait has passed and the absent side is to move (server/PROTOCOL.md, "Fair play").
+  show($("#handover"), sat && !over && !s.rated && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
+  const claimable = sat && !over && Boolean(s.rated) && wait !== null && !oppEmpty;
+  for (const kind of ["win", "draw"]) {
+    show($(`#claim-${kind}`), claimable);
+    $(`#claim-${kind}`).disabled = !claimable || wait > 0 || v.myTurn;
+  }
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
   // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
   // "hint" there), so the page need not fetch the protocol's schema to learn it.

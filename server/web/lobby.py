@@ -33,7 +33,9 @@ WS_NOTE = (
     "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
     "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
     "which runs); a game ends on time (`adjudication` `timeout`) or without a result before "
-    "both first moves (`aborted`, or the `abort` intent) ('Clocks')."
+    "both first moves (`aborted`, or the `abort` intent) ('Clocks'); a resignation, draw, flag "
+    "or claim before each side has made two moves aborts it too, and a rated game whose player "
+    "left is claimed (`claim`: `abandoned`) ('Fair play')."
 )
 
 
