@@ -11,7 +11,7 @@ import pytest
 from archivekit import Player, opening, wait_archived
 from wsclient import Client
 
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 
 CLOCK = {"initial_ms": 60_000, "increment_ms": 0}
 TIMERS = {"NYUMBA_TICK_MS": "300", "NYUMBA_PRESENCE_TTL_MS": "1000"}
