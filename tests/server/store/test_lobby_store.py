@@ -14,7 +14,7 @@ from asynckit import run
 from server.rooms import seeks as S
 from server.store.deadlines import Deadlines
 from server.store.embedded import EmbeddedValkey
-from server.store.lobby import LobbyStore
+from server.store.lobby import LobbyStore, seek_rules
 from server.store.store import Store
 
 
@@ -40,18 +40,22 @@ def test_a_stale_seek_is_passed_over_and_dropped_and_sides_follow_preferences(va
         lobby = LobbyStore(store.link, store.prefix, False)
         try:
             # A seek whose node stopped refreshing it (a lease of 1 ms), then a live one.
-            assert (await lobby.seek("stale", S.encode_rec(rec("stale")), 1, 10, "r0", 0))[
-                0
-            ] == "open"
+            assert (
+                await lobby.seek("stale", S.encode_rec(rec("stale")), seek_rules(1, 10, "r0", 0))
+            )[0] == "open"
             await asyncio.sleep(0.01)
             live = rec("live", side="north")
-            assert (await lobby.seek("live", S.encode_rec(live), 60_000, 10, "r1", 0))[0] == "open"
-            # Both want North: not a pair. The same player: not a pair either.
-            assert (await lobby.seek("n2", S.encode_rec(rec("n2", "north")), 60_000, 10, "r2", 0))[
+            assert (await lobby.seek("live", S.encode_rec(live), seek_rules(60_000, 10, "r1", 0)))[
                 0
             ] == "open"
+            # Both want North: not a pair. The same player: not a pair either.
+            assert (
+                await lobby.seek(
+                    "n2", S.encode_rec(rec("n2", "north")), seek_rules(60_000, 10, "r2", 0)
+                )
+            )[0] == "open"
             kind, pairing = await lobby.seek(
-                "x", S.encode_rec(rec("x", "random")), 60_000, 10, "r3", 1
+                "x", S.encode_rec(rec("x", "random")), seek_rules(60_000, 10, "r3", 1)
             )
             assert kind == "paired" and pairing is not None
             made = S.decode_pairing(pairing)
@@ -60,7 +64,9 @@ def test_a_stale_seek_is_passed_over_and_dropped_and_sides_follow_preferences(va
             assert [S.decode_rec(r).id for r in await lobby.open_seeks()] == ["n2"]
             assert await store.link.execute("HEXISTS", lobby.keys + "seeks", "stale") == 0
             # A resend of a paired seek finds its pairing; a cancelled one is gone.
-            assert await lobby.seek("x", S.encode_rec(rec("x")), 60_000, 10, "r9", 0) == (
+            assert await lobby.seek(
+                "x", S.encode_rec(rec("x")), seek_rules(60_000, 10, "r9", 0)
+            ) == (
                 "paired",
                 pairing,
             )
