@@ -165,3 +165,47 @@ def test_a_player_paired_who_never_joins_waits_on_every_node_and_longer_each_tim
     mine.expect("paired")
     again = _until_refused(elsewhere, "cooldown")
     assert 3000 < again["retry_after_ms"] <= 600_000
+
+
+def test_one_address_has_one_pairing_in_flight_until_its_seat_is_joined(lobby_nodes):
+    a, b = lobby_nodes(2, **{**FAIR, "NYUMBA_JOIN_DEADLINE_MS": "60000"})
+    first = Client(a.ws_url, headers=_as("198.51.100.8"))
+    seek(first)
+    other = Client(b.ws_url, headers=_as("203.0.113.6"))
+    other.send(t="seek", **KALAH)
+    join_paired(b.ws_url, other.expect("paired"))
+    paired = first.expect("paired")
+    second = Client(b.ws_url, headers=_as("198.51.100.8"))  # the same address, another node
+    second.send(t="seek", **KALAH, id="s2")
+    refused = _answer(second)
+    assert refused["code"] == "pairing-pending" and refused["id"] == "s2"
+    assert 0 < refused["retry_after_ms"] <= 60_000
+    join_paired(a.ws_url, paired)  # joined: no longer in flight
+    second.send(t="seek", **KALAH, id="s3")
+    assert _answer(second)["t"] == "seeking"
+
+
+def test_one_address_can_no_longer_take_every_pairing_of_a_pool(lobby_nodes):
+    """The sniping of the report: one address keeps 8 seeks listed (all for North, so they
+    never pair with each other) and never joins; 8 players from other addresses then seek one
+    after another. Before, each was paired with the sniper (paired with one another: 0 of 8);
+    now the sniper's first pairing is in flight and its other seeks are passed over."""
+    nodes = lobby_nodes(2, **{**FAIR, "NYUMBA_JOIN_DEADLINE_MS": "60000"})
+    sniper = [Client(nodes[i % 2].ws_url, headers=_as("198.51.100.66")) for i in range(8)]
+    sniped = {seek(c, side="north")["seek"] for c in sniper}
+    victims = []
+    for i in range(8):
+        victim = Client(nodes[i % 2].ws_url, headers=_as(f"203.0.113.{20 + i}"))
+        victim.send(t="seek", **KALAH, name=f"v{i}")
+        victims.append((victim, _answer(victim)))
+    paired = [answer for _, answer in victims if answer["t"] == "paired"]
+    for victim, answer in victims:  # those listed were paired by a later victim
+        if answer["t"] == "seeking":
+            try:
+                paired.append(victim.expect("paired", timeout=5))
+            except TimeoutError:
+                pass
+    with_victims = [p for p in paired if (p["opponent"] or "").startswith("v")]
+    with_sniper = [p for p in paired if p["seek"] not in sniped and not p["opponent"]]
+    print(f"victims paired with each other: {len(with_victims)} of 8; sniped: {len(with_sniper)}")
+    assert len(with_sniper) == 1 and len(with_victims) == 6
