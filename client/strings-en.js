@@ -282,6 +282,7 @@ export const EN = {
   "seat.playerPage": "player page",
   "me.heading": "You",
   "me.none": "The archive does not answer just now; your games are kept all the same.",
+  "me.later": "Many new players came from your network this minute: you play without one for now, and get yours on a later visit.",
   "me.anonymous": "anonymous",
   "me.playingAs": "You play as {name}.",
   "me.yourGames": "Your games and ratings",

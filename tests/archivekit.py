@@ -32,6 +32,34 @@ class Player:
         return httpx.request(method, url, headers=self.cookie, timeout=10, **kw)
 
 
+def seated_as(node, player: Player) -> tuple[str | None, str | None]:
+    """The player linked to a seat taken with ``player``'s cookie on ``node``: by creating a
+    room over HTTP, and by joining one over the WebSocket."""
+    r = player.request("POST", node.url + "/api/rooms", json={"game": "kalah", "mode": "friend"})
+    assert r.status_code == 201, r.text
+    room = r.json()
+    creator = Client(node.ws_url)  # no cookie: the seat keeps whom the HTTP request linked
+    creator.join(room["room"], room["token"])
+    made = creator.state["seats"][creator.sides[0]]["player"]
+    friend = Client(node.ws_url, headers=player.cookie)
+    friend.join(room["room"])
+    joined = friend.state["seats"][friend.sides[0]]["player"]
+    creator.close()
+    friend.close()
+    return made, joined
+
+
+def refused_within(node, player: Player, seconds: float) -> tuple[float, tuple]:
+    """How long after now ``node`` stopped linking seats to ``player`` (HTTP and WebSocket
+    both), tried until ``seconds`` have passed; and what it linked last."""
+    start = time.monotonic()
+    while True:
+        seen = seated_as(node, player)
+        waited = time.monotonic() - start
+        if seen == (None, None) or waited > seconds:
+            return waited, seen
+
+
 def rated_game(south_node, north_node, south: Player, north: Player, winner: int = 0) -> dict:
     """A rated friend game: South creates it on ``south_node``, North takes the other seat on
     ``north_node``, one move, then the loser resigns. Returns South's final state."""

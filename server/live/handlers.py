@@ -28,6 +28,7 @@ from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room, free_seat
+from server.store import waiting
 from server.store.store import Store
 
 
@@ -137,6 +138,8 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     if data is None:
         raise Refused("no-room")
     room = decode_room(data)
+    if room.waiting:  # finished games the archive lacks: the room must be in line (NX: if not)
+        await waiting.queue(node.store, room.id, node.now())
     admitted = None
     if not msg.token and conn.room != room.id:
         # A friend room's free seat is not a visitor's place: the invited friend gets in.

@@ -92,7 +92,7 @@ class Node:
         if archive is not None:
             offload = lambda: self.offload  # noqa: E731  (set by the app after the node)
             self.archiver = Archiver(settings, store, archive, self.clock, self.change, offload)
-            self.identities = identities or Identities(archive)
+            self.identities = identities or Identities(archive, store)
         self._tasks: list[asyncio.Task[None]] = []
         # Clocks and the lobby (server/live/flags.py, server/live/lobby.py)
         self.flags = Flags(Deadlines(store.link, store.prefix), self.change)
@@ -133,8 +133,8 @@ class Node:
         """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
         return self.clock.now()
 
-    def expire_at(self, created_ms: int, now: int | None = None, waiting: bool = False) -> int:
-        return room_expiry(self.settings, created_ms, self.now() if now is None else now, waiting)
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
 
     # the one write path ------------------------------------------------------
     async def change(
@@ -206,9 +206,8 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
             result, append = await writes.store(
-                self.store, self.flags, current, new, notice, append, expire
+                self.store, self.flags, current, new, notice, append, self.settings, now
             )
             if result == 0:
                 new.tail = current.tail + 1 if append else 0

@@ -66,6 +66,7 @@ _HELP = {
     "NYUMBA_RATE_MESSAGES_PER_ADDRESS": "everything from one address per rate window, its sockets together",
     "NYUMBA_RATE_WINDOW_MS": "the rate window",
     "NYUMBA_ROOMS_PER_MINUTE": "rooms one client address may create per minute",
+    "NYUMBA_IDENTITIES_PER_MINUTE": "new players and passkey challenges one client address may make per minute, all nodes together",
     "NYUMBA_SOCKETS_PER_ROOM": "connections in one room, all nodes together",
     "NYUMBA_ALLOWED_ORIGINS": "origins whose pages may open the WebSocket (none: the page's own origin only)",
     "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]; none: http://localhost:PORT): passkeys belong to its host, and are made and used only from it",
@@ -178,6 +179,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = 4_000
     rate_window_ms: Annotated[int, _bounded(100, 3_600_000, "NYUMBA_RATE_WINDOW_MS")] = 20_000
     rooms_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_ROOMS_PER_MINUTE")] = 30
+    # A school behind one address whose pupils all arrive in one minute gets its players; a
+    # flood gets 2 a second, and what it never uses is gone a day later (docs/privacy.md).
+    identities_per_minute: Annotated[
+        int, _bounded(1, 1_000_000_000, "NYUMBA_IDENTITIES_PER_MINUTE")
+    ] = 120
     sockets_per_room: Annotated[int, _bounded(2, 100_000, "NYUMBA_SOCKETS_PER_ROOM")] = 64
     allowed_origins: Annotated[
         tuple[str, ...],

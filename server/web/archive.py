@@ -204,7 +204,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
                 "responses": {
                     "200": ok("Me", "The cookie's player"),
                     "201": ok("Me", "A new player"),
-                    **fails(403, 503),
+                    **fails(403, 429, 503),
                 },
             },
             "patch": {
@@ -226,7 +226,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         "/api/passkeys/register/options": {
             "post": {
                 "summary": "Options to make a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 503)},
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 429, 503)},
             }
         },
         "/api/passkeys/register": {
@@ -239,7 +239,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         "/api/passkeys/signin/options": {
             "post": {
                 "summary": "Options to sign in with a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 503)},
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 429, 503)},
             }
         },
         "/api/passkeys/signin": {

@@ -11,8 +11,9 @@ import msgspec
 import pytest
 from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
+from sqlalchemy import func, select
 
-from server.archive import games, players
+from server.archive import games, players, schema
 from server.archive.db import Database
 from server.archive.schema import metadata
 from server.rooms import glicko2 as G
@@ -205,6 +206,45 @@ def test_retention_forgets_old_sessions_and_the_players_nobody_can_sign_in_as(db
     gone, game, (b, a) = run(go())
     assert gone == 1 and a is None and b is not None
     assert [s.name for s in game.seats] == [None, "Baraka"]
+
+
+def test_retention_forgets_unused_players_and_challenges_within_a_day(db_url):
+    """Every first visit makes a player (the start page): one that never took a seat, sought
+    a game or made a room, and has no passkey and no game, goes a day after it was made, its
+    session with it; a challenge goes once expired (docs/privacy.md, Retention)."""
+
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        idle, idle_token = await players.create(db, NOW)  # looked, left
+        named, _ = await players.create(db, NOW, "Amina")  # named, never played
+        seated, _ = await players.create(db, NOW)  # took a seat (test_identity_nodes.py)
+        await players.mark_used(db, seated.id, NOW + 60_000)
+        keyed, _ = await players.create(db, NOW)  # added a passkey
+        await players.add_passkey(db, players.Passkey("cred-1", keyed.id, b"k", 0, None), NOW)
+        played, _ = await players.create(db, NOW)  # a game in the archive (before this rule)
+        entry = finished_game("r", [(played.id, None), (None, "guest")], rated=False)
+        await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        await players.put_challenge(db, b"c" * 32, None, NOW)
+        # A page asking who it is (GET /api/me), even hours later, is no use of the player.
+        later = NOW + 2 * players.SEEN_EVERY_MS
+        assert await players.by_session(db, idle_token, later) is not None
+        early = await players.prune(db, NOW + players.CHALLENGE_MS + 1)  # a day not yet over
+        gone = await players.prune(db, NOW + players.DAY_MS + 1)
+        left = {p.id: await players.get(db, p.id) for p in (idle, named, seated, keyed, played)}
+        session = await players.by_session(db, idle_token, NOW + players.DAY_MS + 2)
+        async with db.read() as conn:
+            counts = [
+                (await conn.execute(select(func.count()).select_from(t))).scalar_one()
+                for t in (schema.sessions, schema.challenges)
+            ]
+        await db.close()
+        return early, gone, left, session, counts
+
+    early, gone, left, session, (sessions, challenges) = run(go())
+    assert early == 0 and gone == 2 and session is None
+    assert [p is None for p in left.values()] == [True, True, False, False, False]
+    assert sessions == 3 and challenges == 0
 
 
 def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(db_url):
