@@ -188,6 +188,8 @@ class Lobby:
         rules = seek_rules(
             LEASE_MS, s.seeks_per_address, secrets.token_urlsafe(12), secrets.randbelow(2),
             target, SCAN, S.rating_of(rec), s.join_deadline_ms, s.pairings_per_address,
+            # both first moves' windows, and the flag watcher's lease should a node die
+            s.join_deadline_ms + 2 * s.abort_ms + 60_000,
             cooldowns.WINDOW_MS, cooldowns.ladder_of(s.seek_cooldowns_ms),
         )  # fmt: skip
         try:
@@ -224,6 +226,13 @@ class Lobby:
             and room.started_ms == room.created_ms
             and now_ms - room.created_ms <= self.settings.join_deadline_ms + LEASE_MS
         )
+
+    def judged(self, room: R.Room, deadline_ms: int) -> None:
+        """A room judged at its deadline (``server/live/flags.py``): a lobby game aborted by a
+        missing first move is an offence of that side's (server/rooms/cooldowns.py)."""
+        side = cooldowns.no_first_move(room, deadline_ms)
+        if side is not None and room.mode == "friend" and room.game_no == 1:
+            self._spawn(self.store.struck(room.id, side, self.rules()))
 
     async def joined(self, room_id: str, sides: list[int]) -> None:
         """A paired room's seats were joined: no longer in flight (server/rooms/cooldowns.py)."""

@@ -99,6 +99,7 @@ class Node:
         self.lobby = Lobby(
             settings, store, self.node_id, self.create_room, archive, self.identities
         )
+        self.flags.judged = self.lobby.judged
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:

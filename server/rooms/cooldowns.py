@@ -10,6 +10,9 @@ hold the script to them (``server/PROTOCOL.md``, "Fair play in the lobby").
   is noticed. The offence counts against the player (their cookie's player, if any) *and*
   against the address their seek came from: a fresh cookie from the same address does not
   start clean.
+- **Or aborted by not moving.** A lobby game aborted because a side did not make its first
+  move in time (``NYUMBA_ABORT_MS``; ``no_first_move``) is an offence of that side's player
+  and address — the same offence as a seat never joined, counted once.
 - **The cooldown.** The ``n``-th offence of a player, or of an address, within ``WINDOW_MS``
   (24 h) bars it from seeking — a new seek or an ``accept`` is refused ``cooldown``, and its
   seeks already listed are passed over by pairings — for ``ladder[n-1]`` (the last step once
@@ -29,6 +32,8 @@ forgets after a day, so one bad evening is not carried for ever.
 """
 
 from __future__ import annotations
+
+from server.rooms.room import Position, Room
 
 WINDOW_MS = 24 * 3600 * 1000  # offences counted over this long
 LADDER_MS = (2, 5, 10, 20, 40, 60)  # minutes, the default ``NYUMBA_SEEK_COOLDOWNS_MS``
@@ -65,3 +70,16 @@ def pending_sentence(left_ms: int) -> str:
         "A game was just paired for your address and nobody has joined it yet: join it, "
         f"or seek again once it is joined (at most {seconds} s)."
     )
+
+
+def no_first_move(room: Room, deadline_ms: int) -> int | None:
+    """The side whose missing first move aborted ``room``'s game at ``deadline_ms`` (the end of
+    its first-move window), or None: the game was not aborted by its clock then. A clock the
+    first-move window stopped stands at that instant (``clock.stopped``); an ``abort`` sent by
+    a player stops it at another."""
+    outcome, rec = room.outcome, room.clock
+    if outcome is None or outcome.adjudication != "aborted" or rec is None:
+        return None
+    if rec.running >= 0 or rec.since_ms != deadline_ms:
+        return None
+    return Position(room).to_move

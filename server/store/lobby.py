@@ -17,6 +17,8 @@ slot and each script below runs atomically on one master::
     <prefix>lobby:{lobby}:strikes:p|a:<who>  sorted set: a player's or address's offences
                                          ("<room>/<side>") -> when counted; lapses in 24 h
     <prefix>lobby:{lobby}:cool:p|a:<who> string, lapsing when its cooldown ends
+    <prefix>lobby:{lobby}:seats:<room>   string: a lobby room's seekers [{player, address}] for
+                                         its first moves' time (an abort's offence)
     channel <prefix>lobby:{lobby}        the lobby's news (JSON): open, gone, paired
 
 Pairing is one script (``_SEEK``): it refuses a newcomer whose player or address is cooling
@@ -188,6 +190,9 @@ for _, oid in ipairs(candidates) do
       -- Both seats are in flight until joined (``joined``) or the join deadline (``settle``).
       local deadline = now + rules.join
       local seats = {[side] = o, [1 - side] = me}
+      redis.call('SET', P .. 'seats:' .. rules.room, cjson.encode({
+        {player = seats[0].player, address = seats[0].address},
+        {player = seats[1].player, address = seats[1].address}}), 'PX', rules.keep)
       for s = 0, 1 do
         local f = rules.room .. '/' .. s
         redis.call('HSET', P .. 'flight', f,
@@ -214,6 +219,22 @@ redis.call('ZADD', near_key(me), rules.rating, string.format('%015.0f', now) .. 
 redis.call('ZADD', addr, until_ms, id)
 redis.call('PUBLISH', ARGV[2], '{"k":"open","seek":' .. raw_me .. '}')
 return {'open'}
+"""
+)
+
+# ARGV: prefix, channel, room, side, rules JSON (window, ladder). A lobby game aborted by the
+# side's missing first move: an offence of its player and address (once, like a seat never
+# joined: the same member). Nothing for a room the lobby did not pair, or paired long ago.
+_STRUCK = (
+    _COMMON
+    + """
+local raw = redis.call('GET', P .. 'seats:' .. ARGV[3])
+if not raw then return 0 end
+local seat = cjson.decode(raw)[tonumber(ARGV[4]) + 1]
+local rules, now, f = cjson.decode(ARGV[5]), now_ms(), ARGV[3] .. '/' .. ARGV[4]
+if seat.player ~= cjson.null then strike('p', seat.player, f, now, rules) end
+strike('a', seat.address, f, now, rules)
+return 1
 """
 )
 
@@ -321,16 +342,18 @@ def seek_rules(
     rating: int = 1500,
     join_ms: int = 10_000,
     flights: int = 1,
+    keep_ms: int = 120_000,
     window_ms: int = 24 * 3600 * 1000,
     ladder: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """What ``_SEEK`` is told: the seek's lease, the address's cap of open seeks, the room a
     pairing makes, the coin for sides, the listed seek ``target`` (an ``accept``), how many
     seeks to look at, the seek's rating to pair by, the join deadline, the pairings in flight an
-    address may have, and the cooldowns' window and ladder (server/rooms/cooldowns.py)."""
+    address may have, how long a pairing's seekers are kept (for an abort's offence) and the
+    cooldowns' window and ladder (server/rooms/cooldowns.py)."""
     return {
         "lease": lease_ms, "cap": address_cap, "room": room_id, "coin": coin, "target": target,
-        "scan": scan, "rating": rating, "join": join_ms, "flights": flights,
+        "scan": scan, "rating": rating, "join": join_ms, "flights": flights, "keep": keep_ms,
         "window": window_ms, "ladder": list(ladder),
     }  # fmt: skip
 
@@ -351,6 +374,7 @@ class LobbyStore:
         self._refresh = script(_REFRESH)
         self._sweep = script(_SWEEP)
         self._joined = script(_JOINED)
+        self._struck = script(_STRUCK)
         self._list = script(_LIST)
 
     def _slot_keys(self) -> list[str]:
@@ -369,6 +393,11 @@ class LobbyStore:
     async def joined(self, room_id: str, sides: list[int]) -> None:
         """A paired room's seats ``sides`` were joined: their pairing is no longer in flight."""
         await self._joined(keys=self._slot_keys(), args=[self.keys, self.channel, room_id, *sides])
+
+    async def struck(self, room_id: str, side: int, rules: dict[str, Any]) -> None:
+        """The lobby game ``room_id`` was aborted by ``side``'s missing first move."""
+        args = [self.keys, self.channel, room_id, side, json.dumps(rules)]
+        await self._struck(keys=self._slot_keys(), args=args)
 
     async def cancel(self, seek_id: str) -> tuple[str, bytes | None]:
         out = await self._cancel(keys=self._slot_keys(), args=[self.keys, self.channel, seek_id])

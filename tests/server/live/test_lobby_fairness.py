@@ -209,3 +209,23 @@ def test_one_address_can_no_longer_take_every_pairing_of_a_pool(lobby_nodes):
     with_sniper = [p for p in paired if p["seek"] not in sniped and not p["opponent"]]
     print(f"victims paired with each other: {len(with_victims)} of 8; sniped: {len(with_sniper)}")
     assert len(with_sniper) == 1 and len(with_victims) == 6
+
+
+def test_a_lobby_game_aborted_by_a_missing_first_move_costs_that_side_a_cooldown(lobby_nodes):
+    a, b = lobby_nodes(2, **FAIR, NYUMBA_ABORT_MS="1000")
+    clock = {"initial_ms": 60_000, "increment_ms": 0}
+    one = Client(a.ws_url, headers=_as("198.51.100.9"))
+    seek(one, clock=clock)
+    two = Client(b.ws_url, headers=_as("203.0.113.9"))
+    two.send(t="seek", **KALAH, clock=clock)
+    paired = {id(c): c.expect("paired") for c in (two, one)}
+    for c in (one, two):
+        join_paired(a.ws_url, paired[id(c)])  # both join
+    south, north = (one, two) if paired[id(one)]["side"] == 0 else (two, one)
+    room = Client(b.ws_url)
+    room.join(paired[id(one)]["room"])
+    state = room.wait_state(lambda s: s["outcome"] is not None)  # South never moves
+    assert state["outcome"]["adjudication"] == "aborted"
+    assert 0 < _until_refused(south, "cooldown")["retry_after_ms"] <= 3000
+    north.send(t="seek", **KALAH)
+    assert _answer(north)["t"] == "seeking"
