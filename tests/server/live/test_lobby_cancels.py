@@ -33,7 +33,7 @@ def _pair_quietly(store_url: str, prefix: str, target: str) -> str:
             )  # fmt: skip
             room = secrets.token_urlsafe(12)
             kind, _ = await store.seek(
-                rec.id, S.encode_rec(rec), seek_rules(3000, 100, room, 0, target)
+                rec.id, S.encode_rec(rec), seek_rules(3000, 100, room, 0, target, flights=100)
             )
             assert kind == "paired"
             return room
