@@ -240,10 +240,11 @@ def rating_of(rec: SeekRec) -> int:
 
 def nearest(newcomer: SeekRec, waiting: list[tuple[int, SeekRec]]) -> SeekRec | None:
     """The waiting seek (each with the store's time it was posted) that the newcomer is
-    paired with: among the compatible ones, the nearest in rating, then the oldest."""
-    fits = [(abs(rating_of(w) - rating_of(newcomer)), at, w) for at, w in waiting]
-    fits = [f for f in fits if compatible(newcomer, f[2])]
-    return min(fits, key=lambda f: (f[0], f[1]))[2] if fits else None
+    paired with: among the compatible ones, the nearest in rating, then the oldest (then the
+    smaller id, for seeks posted in one millisecond)."""
+    fits = [(abs(rating_of(w) - rating_of(newcomer)), at, w.id, w) for at, w in waiting]
+    fits = [f for f in fits if compatible(newcomer, f[3])]
+    return min(fits, key=lambda f: f[:3])[3] if fits else None
 
 
 def compatible(a: SeekRec, b: SeekRec) -> bool:

@@ -5,9 +5,11 @@ deadline is claimed by one caller only, and comes back when its claim's lease en
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 
+import msgspec
 import pytest
 from asynckit import run
 
@@ -100,3 +102,43 @@ def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(valkey_ur
             await store.close()
 
     run(scenario())
+
+
+def test_the_pairing_script_pairs_as_seeks_nearest_says_ties_past_its_scan_included(valkey_url):
+    """``server/rooms/seeks.py`` ``nearest`` against the script: 150 seeks for North on three
+    ratings (more equals than the script looks at in one direction, so its oldest-first reading
+    of a cut group of equals is used), then newcomers for South of random ratings."""
+
+    async def scenario():
+        store = Store(valkey_url, f"t{uuid.uuid4().hex[:6]}:")
+        lobby = LobbyStore(store.link, store.prefix, False)
+        rng = random.Random(47)
+        try:
+            waiting: dict[str, S.SeekRec] = {}
+            for i in range(150):
+                w = msgspec.structs.replace(rec(f"w{i:03}", "north"), rating=rng.choice(RATINGS))
+                rules = seek_rules(60_000, 1000, f"r{i}", 0, rating=S.rating_of(w), flights=1000)
+                assert (await lobby.seek(w.id, S.encode_rec(w), rules))[0] == "open"
+                waiting[w.id] = w
+            for i in range(60):
+                me = msgspec.structs.replace(
+                    rec(f"n{i:03}", "south"), rating=rng.choice([None, *range(1200, 1900, 50)])
+                )
+                posted = [
+                    (int(await store.link.execute("ZSCORE", lobby.keys + "pool:pool1", w)), s)
+                    for w, s in waiting.items()
+                ]
+                expected = S.nearest(me, posted)
+                rules = seek_rules(60_000, 1000, f"m{i}", 0, rating=S.rating_of(me), flights=1000)
+                kind, pairing = await lobby.seek(me.id, S.encode_rec(me), rules)
+                assert kind == "paired" and pairing is not None and expected is not None
+                got = next(s for s in S.decode_pairing(pairing).seeks if s.id != me.id)
+                assert got.id == expected.id, (me.rating, got.rating, expected.rating)
+                del waiting[got.id]
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+RATINGS = [1400, 1500, 1500, 1500, 1600]
