@@ -277,8 +277,8 @@ class Lobby:
 
     async def _rating(self, player: str | None, game: str) -> tuple[int | None, bool]:
         """The rating the seek shows: the archive's, or, when it does not answer within
-        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating). The
-        pairing never depends on it; the game's rating moves when it is archived."""
+        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating, and is
+        paired as ``S.DEFAULT_RATING``). The game's rating moves when it is archived."""
         if player is None or self.archive is None:
             return None, False
         db, known = self.archive, self.ratings.get((player, game), (None, False))
