@@ -31,11 +31,12 @@ import msgspec
 from redis.exceptions import RedisError
 
 import engine
-from server.archive import games
+from server.archive import standings
 from server.archive.db import DOWN, Database
 from server.live.connection import Conn
 from server.live.identity import DEADLINE_S, Identities
 from server.live.lobbywatch import Watchers
+from server.live.local import now_ms
 from server.ops import health
 from server.ops.config import Settings
 from server.rooms import cooldowns
@@ -283,7 +284,8 @@ class Lobby:
             return None, False
         db, known = self.archive, self.ratings.get((player, game), (None, False))
         try:
-            found = (await db.within(DEADLINE_S, games.rating_of, db, [player], game)).get(player)
+            rated = await db.within(DEADLINE_S, standings.rating_of, db, [player], game, now_ms())
+            found = rated.get(player)
         except Exception as exc:  # the archive is slow or down: the seek goes on
             if isinstance(exc, DOWN):
                 db.failed(exc)

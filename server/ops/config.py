@@ -51,7 +51,7 @@ _HELP = {
     "NYUMBA_KEY_PREFIX": "prefix of every key and channel",
     "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
     "NYUMBA_IDLE_TTL_MS": "a room's life after the last connection left",
-    "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer",
+    "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer, or claim a rated game",
     "NYUMBA_PRESENCE_TTL_MS": "a connection's presence lasts this long unless refreshed",
     "NYUMBA_TICK_MS": "presence refresh and housekeeping period",
     "NYUMBA_ACK_REPLICAS": "an ack waits until this many replicas have the write (WAIT)",

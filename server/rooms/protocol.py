@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from engine.analysis import Analysis
 from engine.core import Choice, Outcome, Step
 from server.rooms import names, seeks
 from server.rooms.clock import Clock
+from server.rooms.httpanswers import AnalysisStatus
 from server.rooms.moved import Moved
 
 # Bounds shared by the declarations (hardening issue tightens these further).
@@ -150,6 +150,15 @@ class Abort(_In, frozen=True, tag="abort"):
     id: IntentId | None = None
 
 
+class Claim(_In, frozen=True, tag="claim"):
+    """A rated game whose opponent has left: claim the win (``kind`` ``"win"``) or a draw,
+    once its seat has been absent past the wait and its clock runs (PROTOCOL.md, "Leaving")."""
+
+    room: RoomId
+    kind: Literal["win", "draw"]
+    id: IntentId | None = None
+
+
 class Ping(_In, frozen=True, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
@@ -157,8 +166,8 @@ class Ping(_In, frozen=True, tag="ping"):
 
 
 ClientMessage = (
-    Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Ping
-    | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
+    Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Claim
+    | Ping | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
 )  # fmt: skip
 
 
@@ -295,30 +304,18 @@ ServerMessage = (
     | seeks.Lobby | seeks.Seeking | seeks.Paired
 )  # fmt: skip
 
-# -- HTTP answers -------------------------------------------------------------------------
-
-
-class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
-    (``server/computer/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
-    best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
-    ``cancelled``/``failed`` with a sentence. ``done`` and ``total`` are always there (a
-    finished analysis: both its count of jobs). ``cancel_token``: only in the answer of a
-    POST that asked for a running analysis, the asker's secret (DELETE it with
-    ``Authorization: Bearer <cancel_token>``)."""
-
-    key: str
-    status: Literal["running", "done", "cancelled", "failed"]
-    done: int
-    total: int
-    analysis: Analysis | None = None
-    message: str | None = None
-    cancel_token: str | None = None
-
-
-def encode_http(answer: msgspec.Struct) -> bytes:
-    return _encoder.encode(answer)
-
+# Adjudications: how a game ended other than by the rules of play (``state.adjudication``,
+# ``outcome.adjudication``), each with what it means. The engine's own (repetition,
+# safety-stop) come with its outcomes; the rest are the server's.
+ADJUDICATIONS: dict[str, str] = {
+    "repetition": "a position repeated: the seeds go to their owners (Oware)",
+    "safety-stop": "the relay limit stopped the game (Bao)",
+    "resignation": "a side resigned: the other wins",
+    "agreement": "a draw offer was accepted",
+    "timeout": "a clock ran out: the other side wins",
+    "aborted": "ended without a result before each side had made two moves; nothing rated",
+    "abandoned": "a rated game's side left: the other claimed the win, or a draw (no winner)",
+}
 
 # Error codes, each with the sentence the server uses by default.
 ERRORS: dict[str, str] = {
@@ -336,7 +333,7 @@ ERRORS: dict[str, str] = {
     "bad-notation": "That is not a move in this game's notation.",
     "no-offer": "There is no such offer to answer.",
     "not-allowed": "That is not possible in this room.",
-    "not-absent": "The opponent's seat is not absent long enough to hand over.",
+    "not-absent": "The opponent's seat is not absent long enough to hand over or claim.",
     "id-reused": "That id already named another intent; use a new id for each intent.",
     "busy": "The room is busy; try again.",
     "too-large": "The message is too large.",
@@ -379,6 +376,7 @@ def schema() -> dict[str, Any]:
             {"title": "server to client", **server},
         ],
         "errors": ERRORS,
+        "adjudications": ADJUDICATIONS,
         "http": {"analysis": analysis},
     }
 

@@ -122,6 +122,7 @@ class Room(msgspec.Struct, gc=False):
     started_ms: int = 0
     finished_ms: int = 0
     rated: bool = False  # the game changes its players' ratings (lobby games may be)
+    ended_by: int = -1  # who aborted or left a game that ended so (rooms/fairplay.py); -1: none
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)

@@ -13,10 +13,10 @@ from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
 from sqlalchemy import func, select
 
-from server.archive import games, players, schema
+from server.archive import games, players, schema, standings
 from server.archive.db import Database
 from server.archive.schema import metadata
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 from server.rooms import judge as J
 from server.rooms import protocol as P
 from server.rooms import room as R
@@ -34,13 +34,27 @@ def db_url(request, tmp_path):
         yield schema_url
 
 
+def _opened(room: R.Room) -> R.Room:
+    """``room`` after each side's first two legal moves: the least for a result (fair play)."""
+    game = R.game_of(room)
+    state, history = game.start(), []
+    while min(sum(1 for p in history if p.side == side) for side in (0, 1)) < 2:
+        side = game.to_move(state)
+        done = game.apply(state, game.parse(state, game.choices(state)[0].move))
+        history.append(R.Played(done.notation, side))
+        state = done.after
+    return msgspec.structs.replace(
+        room, history=history, state=R.encode_state(state), version=len(history)
+    )
+
+
 def finished_game(
     room_id: str, seats: list[tuple[str | None, str | None]], rated: bool, winner: int = 0
 ) -> R.Finished:
     """A friend game between ``seats`` ((player, name) each) that ``1 - winner`` resigned."""
     room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", NOW)
     linked = [R.SeatRec("person", f"t{i}", None, NOW, name, p) for i, (p, name) in enumerate(seats)]
-    room = msgspec.structs.replace(room, seats=linked, rated=rated)
+    room = _opened(msgspec.structs.replace(room, seats=linked, rated=rated))
     ctx = R.Context(sides=[1 - winner], who="k", now_ms=NOW + 60_000)
     return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
 
@@ -61,7 +75,7 @@ def test_a_finished_game_is_written_once_with_its_ratings(db_url):
         first = await games.write(db, entry, record, NOW)
         again = [await games.write(db, entry, record, NOW) for _ in range(3)]
         game = await games.game(db, entry.id)
-        standing = {s.player: s for s in await games.standings(db, a)}
+        standing = {s.player: s for s in await standings.standings(db, a, NOW)}
         await db.close()
         return first, again, game, standing
 
@@ -91,7 +105,7 @@ def test_writers_racing_write_each_game_once_and_move_ratings_once(db_url):
                 games.write(one, entry, record, NOW), games.write(two, entry, record, NOW)
             )
         rows = await games.count(one)
-        standing = await games.rating_of(one, [a, b], "kalah")
+        standing = await standings.rating_of(one, [a, b], "kalah", NOW)
         await one.close()
         await two.close()
         return results, rows, standing
@@ -277,7 +291,7 @@ def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(d
     async def read():
         db = Database(db_url)
         game = await games.game(db, entry.id)
-        standing = await games.standings(db, a)
+        standing = await standings.standings(db, a, NOW)
         await db.close()
         return game, standing
 
