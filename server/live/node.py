@@ -99,6 +99,7 @@ class Node:
         self.lobby = Lobby(
             settings, store, self.node_id, self.create_room, archive, self.identities
         )
+        self.flags.judged = self.lobby.judged
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -343,7 +344,7 @@ class Node:
                 await handler(self, conn, msg)
         except Refused as r:
             result = r.code
-            conn.send_msg(P.error(r.code, r.message, intent_id))
+            conn.send_msg(P.error(r.code, r.message, intent_id, r.retry_after_ms))
         except RedisError as exc:  # the store is unreachable: nothing was acknowledged
             result = "store-down"
             health.STORE.failed(exc)  # logged once per outage

@@ -72,7 +72,7 @@ _HELP = {
     "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]; none: http://localhost:PORT): passkeys belong to its host, and are made and used only from it",
     "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
     "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
-    "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
+    "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this, and a player paired in the lobby their room",
     "NYUMBA_OPENS_PER_MINUTE": "WebSockets one client address may open per minute, all nodes together",
     "NYUMBA_JOINS_PER_MINUTE": "joins one client address may send per minute, all nodes together",
     "NYUMBA_ROOM_VISITORS_PER_MINUTE": "visitors (joins without a seat token) one room may take per minute, all nodes together",
@@ -92,6 +92,8 @@ _HELP = {
     "NYUMBA_SEEKS_PER_ADDRESS": "open seeks one client address may hold in the lobby, all nodes together",
     "NYUMBA_SEEKS_PER_NODE": "open seeks one node holds for its connections",
     "NYUMBA_QUICK_POOLS": "the start page's quick-pairing buttons: game[:option=value…]@initial_s+increment_s, comma-separated",
+    "NYUMBA_SEEK_COOLDOWNS_MS": "a player or address paired in the lobby that misses the join deadline may not seek for this long: the 1st, 2nd, … miss within 24 h (the last for every further one)",
+    "NYUMBA_PAIRINGS_PER_ADDRESS": "lobby pairings one client address may have waiting for its seat to be joined, all nodes together",
     "NYUMBA_ABORT_MS": "a clocked game is aborted if a side has not made its first move within this",
     "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
 }
@@ -213,6 +215,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     seeks_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SEEKS_PER_ADDRESS")] = 8
     seeks_per_node: Annotated[int, _bounded(1, 10_000_000, "NYUMBA_SEEKS_PER_NODE")] = 20_000
     abort_ms: Annotated[int, _bounded(1000, 3_600_000, "NYUMBA_ABORT_MS")] = 30_000
+    # server/rooms/cooldowns.py says why these numbers
+    seek_cooldowns_ms: Annotated[
+        str,
+        Meta(
+            pattern=r"^[0-9]{1,9}(,[0-9]{1,9}){0,15}$",
+            extra=_v("NYUMBA_SEEK_COOLDOWNS_MS", "comma-separated milliseconds, 1 to 16 of them"),
+        ),
+    ] = "120000,300000,600000,1200000,2400000,3600000"
+    pairings_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_PAIRINGS_PER_ADDRESS")] = 1
     quick_pools: Annotated[
         str, Meta(pattern=_POOLS, extra=_v("NYUMBA_QUICK_POOLS", "such as kalah:seeds=4@180+2"))
     ] = "kalah:seeds=4@180+2,oware@300+3,bao-kiswahili@600+5"

@@ -261,11 +261,13 @@ class Ack(_Out, frozen=True, tag="ack"):
 
 class Error(_Out, frozen=True, tag="error"):
     """A refused message: a stable ``code`` and a sentence. ``id`` is the
-    intent id it answers, if any. Nothing changed."""
+    intent id it answers, if any. Nothing changed. ``retry_after_ms``: for a refusal that
+    lasts a while (``cooldown``, ``pairing-pending``), how long until it may end."""
 
     code: str
     message: str
     id: str | None = None
+    retry_after_ms: int | None = None
 
 
 class OfferMade(_Out, frozen=True, tag="offer"):
@@ -354,8 +356,10 @@ def encode(message: msgspec.Struct) -> bytes:
     return _encoder.encode(message)
 
 
-def error(code: str, message: str | None = None, id: str | None = None) -> Error:
-    return Error(code=code, message=message or ERRORS[code], id=id)
+def error(
+    code: str, message: str | None = None, id: str | None = None, retry_after_ms: int | None = None
+) -> Error:
+    return Error(code=code, message=message or ERRORS[code], id=id, retry_after_ms=retry_after_ms)
 
 
 def schema() -> dict[str, Any]:

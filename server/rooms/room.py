@@ -34,10 +34,11 @@ Mode = Literal["friend", "computer", "local"]
 class Refused(Exception):
     """An intent the room refuses: a protocol error code and a sentence; nothing changes."""
 
-    def __init__(self, code: str, message: str | None = None):
+    def __init__(self, code: str, message: str | None = None, retry_after_ms: int | None = None):
         super().__init__(code)
         self.code = code
         self.message = message or P.ERRORS[code]
+        self.retry_after_ms = retry_after_ms  # when asking again may be answered otherwise
 
 
 # Rooms and their parts are plain values that never form a cycle: gc=False keeps them out of

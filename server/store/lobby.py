@@ -6,20 +6,36 @@ slot and each script below runs atomically on one master::
     <prefix>lobby:{lobby}:seeks          hash: seek id -> the seek (``SeekRec``, JSON)
     <prefix>lobby:{lobby}:alive          sorted set: seek id -> alive until (store ms)
     <prefix>lobby:{lobby}:pool:<pool>    sorted set: the pool's seek ids -> when posted
+    <prefix>lobby:{lobby}:near:<pool>:<side>  sorted set: "<posted, 15 digits><id>" -> rating,
+                                         the pool's seeks asking for that side, by rating
     <prefix>lobby:{lobby}:addr:<addr>    sorted set: an address's seek ids -> alive until
     <prefix>lobby:{lobby}:paired         hash: seek id -> its pairing (JSON), for 60 s
     <prefix>lobby:{lobby}:paired_at      sorted set: seek id -> when paired
+    <prefix>lobby:{lobby}:flight         hash: "<room>/<side>" -> its seeker {player, address}
+    <prefix>lobby:{lobby}:flights        sorted set: "<room>/<side>" -> join deadline
+    <prefix>lobby:{lobby}:flying:<addr>  sorted set: an address's seats in flight -> deadline
+    <prefix>lobby:{lobby}:strikes:p|a:<who>  sorted set: a player's or address's offences
+                                         ("<room>/<side>") -> when counted; lapses in 24 h
+    <prefix>lobby:{lobby}:cool:p|a:<who> string, lapsing when its cooldown ends
+    <prefix>lobby:{lobby}:seats:<room>   string: a lobby room's seekers [{player, address}] for
+                                         its first moves' time (an abort's offence)
     channel <prefix>lobby:{lobby}        the lobby's news (JSON): open, gone, paired
 
-Pairing is one script (``_SEEK``): it reads the pool oldest first, drops every stale seek it
-meets (its seeker's node stopped refreshing it), pairs the first compatible one with the
-newcomer, records the pairing under both seek ids, removes the paired seek and publishes it
-— or lists the newcomer. Two nodes cannot pair one seek twice, and a pairing whose news a
+Pairing is one script (``_SEEK``): it refuses a newcomer whose player or address is cooling
+down or has a pairing in flight (``server/rooms/cooldowns.py``); it reads the pool's seeks
+asking for a side compatible with the newcomer's nearest in rating first (the oldest among
+equals, ``server/rooms/seeks.py`` ``nearest``), drops every stale seek it meets (its seeker's
+node stopped refreshing it), passes over those cooling down or in flight, pairs the first
+compatible one with the newcomer, records the pairing under both seek ids and both seats as
+in flight, removes the paired seek and publishes it — or lists the newcomer. A seat in
+flight is joined (``_JOINED``, from the node the player joins on) or, past its deadline,
+counted as an offence by the next script that looks (``settle``: a seek's, or a sweep's). Two nodes cannot pair one seek twice, and a pairing whose news a
 node missed is found by its next refresh (``refresh``). Times are the store's (``TIME``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 _COMMON = """
@@ -28,7 +44,12 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+local function near_key(rec) return P .. 'near:' .. rec.pool .. ':' .. rec.side end
 local function remove(id, rec)
+  local posted = redis.call('ZSCORE', P .. 'pool:' .. rec.pool, id)
+  if posted then
+    redis.call('ZREM', near_key(rec), string.format('%015.0f', tonumber(posted)) .. id)
+  end
   redis.call('HDEL', P .. 'seeks', id)
   redis.call('ZREM', P .. 'alive', id)
   redis.call('ZREM', P .. 'pool:' .. rec.pool, id)
@@ -39,32 +60,111 @@ local function gone(ids)
     redis.call('PUBLISH', ARGV[2], '{"k":"gone","ids":' .. cjson.encode(ids) .. '}')
   end
 end
+-- An offence (``member``: room/side, counted once) against a player or an address: counted over
+-- the window, and a cooldown from the ladder (server/rooms/cooldowns.py ``cooldown_ms``).
+local function strike(kind, who, member, now, rules)
+  local key = P .. 'strikes:' .. kind .. ':' .. who
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - rules.window)
+  if redis.call('ZADD', key, 'NX', now, member) == 0 then return end
+  redis.call('PEXPIRE', key, rules.window)
+  local n = redis.call('ZCARD', key)
+  local step = rules.ladder[math.min(n, #rules.ladder)] or 0
+  local cool = P .. 'cool:' .. kind .. ':' .. who
+  if step > 0 and redis.call('PTTL', cool) < step then
+    redis.call('SET', cool, n, 'PX', step)
+  end
+end
+-- Pairings in flight whose join deadline has passed unjoined: an offence for each such seat.
+local function settle(now, rules)
+  local due = redis.call('ZRANGEBYSCORE', P .. 'flights', '-inf', now, 'LIMIT', 0, 100)
+  for _, f in ipairs(due) do
+    local raw = redis.call('HGET', P .. 'flight', f)
+    redis.call('HDEL', P .. 'flight', f)
+    redis.call('ZREM', P .. 'flights', f)
+    if raw then
+      local seat = cjson.decode(raw)
+      redis.call('ZREM', P .. 'flying:' .. seat.address, f)
+      if seat.player ~= cjson.null then strike('p', seat.player, f, now, rules) end
+      strike('a', seat.address, f, now, rules)
+    end
+  end
+end
+-- How long a seek's player or address may not seek yet (0: it may).
+local function cooling(rec)
+  local left = redis.call('PTTL', P .. 'cool:a:' .. rec.address)
+  if rec.player ~= cjson.null then
+    left = math.max(left, redis.call('PTTL', P .. 'cool:p:' .. rec.player))
+  end
+  return math.max(left, 0)
+end
 """
 
-# ARGV: prefix, channel, id, seek JSON, lease ms, address cap, room id, coin, target, scan.
-# Returns {'paired', pairing JSON} | {'open'} | {'limit'} | {'none'} (no such target).
+# ARGV: prefix, channel, id, seek JSON, rules JSON (lease, cap, room, coin, target, scan,
+# rating, join, flights, window, ladder). Returns {'paired', pairing JSON} | {'open'} | {'limit'}
+# | {'none'} (no such target) | {'cooldown', ms left} | {'pending', ms left}.
 _SEEK = (
     _COMMON
     + """
 local id, raw_me = ARGV[3], ARGV[4]
+local rules = cjson.decode(ARGV[5])
 local done = redis.call('HGET', P .. 'paired', id)
 if done then return {'paired', done} end
 if redis.call('HEXISTS', P .. 'seeks', id) == 1 then return {'open'} end
 local now = now_ms()
+settle(now, rules)
 local me = cjson.decode(raw_me)
-local target = ARGV[9]
-local candidates
+local left = cooling(me)
+if left > 0 then return {'cooldown', tostring(left)} end
+local function in_flight(address)
+  return redis.call('ZCARD', P .. 'flying:' .. address) >= rules.flights
+end
+if in_flight(me.address) then
+  local first = redis.call('ZRANGE', P .. 'flying:' .. me.address, 0, 0, 'WITHSCORES')
+  return {'pending', tostring(math.max(0, tonumber(first[2]) - now))}
+end
+local target = rules.target
+local candidates = {}
 if target ~= '' then
   candidates = {target}
 else
-  candidates = redis.call('ZRANGE', P .. 'pool:' .. me.pool, 0, tonumber(ARGV[10]) - 1)
+  -- The nearest ratings first, the oldest among equals (server/rooms/seeks.py ``nearest``),
+  -- from the buckets of the sides compatible with mine: the nearest ``scan`` above and below.
+  local sides = {'south', 'north', 'random'}
+  if me.side == 'south' then sides = {'north', 'random'}
+  elseif me.side == 'north' then sides = {'south', 'random'} end
+  local r, scan, found = rules.rating, rules.scan, {}
+  for _, side in ipairs(sides) do
+    local key = P .. 'near:' .. me.pool .. ':' .. side
+    local up = redis.call('ZRANGEBYSCORE', key, r, '+inf', 'WITHSCORES', 'LIMIT', 0, scan)
+    local down = redis.call('ZREVRANGEBYSCORE', key, '(' .. r, '-inf', 'WITHSCORES', 'LIMIT', 0, scan)
+    if #down == 2 * scan then
+      -- Below, equal ratings come newest first: take the farthest one's equals oldest first.
+      local far = down[#down]
+      local kept = {}
+      for i = 1, #down, 2 do
+        if down[i + 1] ~= far then kept[#kept + 1] = down[i]; kept[#kept + 1] = down[i + 1] end
+      end
+      for _, m in ipairs(redis.call('ZRANGEBYSCORE', key, far, far, 'LIMIT', 0, scan)) do
+        kept[#kept + 1] = m; kept[#kept + 1] = far
+      end
+      down = kept
+    end
+    for _, list in ipairs({up, down}) do
+      for i = 1, #list, 2 do
+        found[#found + 1] = {math.abs(tonumber(list[i + 1]) - r), list[i]}
+      end
+    end
+  end
+  table.sort(found, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  for i = 1, math.min(#found, scan) do candidates[i] = string.sub(found[i][2], 16) end
 end
 local dropped = {}
 for _, oid in ipairs(candidates) do
   local raw = redis.call('HGET', P .. 'seeks', oid)
-  if not raw then
-    if target == '' then redis.call('ZREM', P .. 'pool:' .. me.pool, oid) end
-  else
+  if raw then
     local o = cjson.decode(raw)
     local alive = tonumber(redis.call('ZSCORE', P .. 'alive', oid) or '0')
     local same = o.conn == me.conn or (o.player ~= cjson.null and o.player == me.player)
@@ -74,19 +174,32 @@ for _, oid in ipairs(candidates) do
     if alive < now then
       remove(oid, o)
       dropped[#dropped + 1] = oid
-    elseif fits then
+    elseif fits and cooling(o) == 0 and not in_flight(o.address) then
       remove(oid, o)
       dropped[#dropped + 1] = oid
       local side
       if o.side ~= 'random' then side = (o.side == 'south') and 0 or 1
       elseif me.side ~= 'random' then side = (me.side == 'south') and 1 or 0
-      else side = tonumber(ARGV[8]) end
+      else side = rules.coin end
       local first, second = raw, raw_me
       if side == 1 then first, second = raw_me, raw end
-      local pairing = '{"room":"' .. ARGV[7] .. '","seeks":[' .. first .. ',' .. second ..
+      local pairing = '{"room":"' .. rules.room .. '","seeks":[' .. first .. ',' .. second ..
         '],"at_ms":' .. now .. '}'
       redis.call('HSET', P .. 'paired', oid, pairing, id, pairing)
       redis.call('ZADD', P .. 'paired_at', now, oid, now, id)
+      -- Both seats are in flight until joined (``joined``) or the join deadline (``settle``).
+      local deadline = now + rules.join
+      local seats = {[side] = o, [1 - side] = me}
+      redis.call('SET', P .. 'seats:' .. rules.room, cjson.encode({
+        {player = seats[0].player, address = seats[0].address},
+        {player = seats[1].player, address = seats[1].address}}), 'PX', rules.keep)
+      for s = 0, 1 do
+        local f = rules.room .. '/' .. s
+        redis.call('HSET', P .. 'flight', f,
+          cjson.encode({player = seats[s].player, address = seats[s].address}))
+        redis.call('ZADD', P .. 'flights', deadline, f)
+        redis.call('ZADD', P .. 'flying:' .. seats[s].address, deadline, f)
+      end
       redis.call('PUBLISH', ARGV[2], '{"k":"paired","ids":' .. cjson.encode(dropped) ..
         ',"pairing":' .. pairing .. '}')
       return {'paired', pairing}
@@ -97,14 +210,48 @@ gone(dropped)
 if target ~= '' then return {'none'} end
 local addr = P .. 'addr:' .. me.address
 redis.call('ZREMRANGEBYSCORE', addr, '-inf', now)
-if redis.call('ZCARD', addr) >= tonumber(ARGV[6]) then return {'limit'} end
-local until_ms = now + tonumber(ARGV[5])
+if redis.call('ZCARD', addr) >= rules.cap then return {'limit'} end
+local until_ms = now + rules.lease
 redis.call('HSET', P .. 'seeks', id, raw_me)
 redis.call('ZADD', P .. 'alive', until_ms, id)
 redis.call('ZADD', P .. 'pool:' .. me.pool, now, id)
+redis.call('ZADD', near_key(me), rules.rating, string.format('%015.0f', now) .. id)
 redis.call('ZADD', addr, until_ms, id)
 redis.call('PUBLISH', ARGV[2], '{"k":"open","seek":' .. raw_me .. '}')
 return {'open'}
+"""
+)
+
+# ARGV: prefix, channel, room, side, rules JSON (window, ladder). A lobby game aborted by the
+# side's missing first move: an offence of its player and address (once, like a seat never
+# joined: the same member). Nothing for a room the lobby did not pair, or paired long ago.
+_STRUCK = (
+    _COMMON
+    + """
+local raw = redis.call('GET', P .. 'seats:' .. ARGV[3])
+if not raw then return 0 end
+local seat = cjson.decode(raw)[tonumber(ARGV[4]) + 1]
+local rules, now, f = cjson.decode(ARGV[5]), now_ms(), ARGV[3] .. '/' .. ARGV[4]
+if seat.player ~= cjson.null then strike('p', seat.player, f, now, rules) end
+strike('a', seat.address, f, now, rules)
+return 1
+"""
+)
+
+# ARGV: prefix, channel, room, sides... A paired room's seats joined: no longer in flight.
+_JOINED = (
+    _COMMON
+    + """
+for i = 4, #ARGV do
+  local f = ARGV[3] .. '/' .. ARGV[i]
+  local raw = redis.call('HGET', P .. 'flight', f)
+  if raw then
+    redis.call('HDEL', P .. 'flight', f)
+    redis.call('ZREM', P .. 'flights', f)
+    redis.call('ZREM', P .. 'flying:' .. cjson.decode(raw).address, f)
+  end
+end
+return 0
 """
 )
 
@@ -146,12 +293,13 @@ return out
 """
 )
 
-# ARGV: prefix, channel, limit, keep paired ms. Drops seeks their nodes stopped refreshing,
-# and pairings older than the keep.
+# ARGV: prefix, channel, limit, keep paired ms, rules JSON (window, ladder). Drops seeks their
+# nodes stopped refreshing, and pairings older than the keep; counts the missed pairings.
 _SWEEP = (
     _COMMON
     + """
 local now = now_ms()
+settle(now, cjson.decode(ARGV[5]))
 local dropped = {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', P .. 'alive', '-inf', now, 'LIMIT', 0, ARGV[3])) do
   local raw = redis.call('HGET', P .. 'seeks', id)
@@ -184,6 +332,32 @@ return out
 )
 
 
+def seek_rules(
+    lease_ms: int,
+    address_cap: int,
+    room_id: str,
+    coin: int,
+    target: str = "",
+    scan: int = 64,
+    rating: int = 1500,
+    join_ms: int = 10_000,
+    flights: int = 1,
+    keep_ms: int = 120_000,
+    window_ms: int = 24 * 3600 * 1000,
+    ladder: tuple[int, ...] = (),
+) -> dict[str, Any]:
+    """What ``_SEEK`` is told: the seek's lease, the address's cap of open seeks, the room a
+    pairing makes, the coin for sides, the listed seek ``target`` (an ``accept``), how many
+    seeks to look at, the seek's rating to pair by, the join deadline, the pairings in flight an
+    address may have, how long a pairing's seekers are kept (for an abort's offence) and the
+    cooldowns' window and ladder (server/rooms/cooldowns.py)."""
+    return {
+        "lease": lease_ms, "cap": address_cap, "room": room_id, "coin": coin, "target": target,
+        "scan": scan, "rating": rating, "join": join_ms, "flights": flights, "keep": keep_ms,
+        "window": window_ms, "ladder": list(ladder),
+    }  # fmt: skip
+
+
 class LobbyStore:
     """The lobby's scripts over a store's multiplexed connection (``link``)."""
 
@@ -199,6 +373,8 @@ class LobbyStore:
         self._cancel = script(_CANCEL)
         self._refresh = script(_REFRESH)
         self._sweep = script(_SWEEP)
+        self._joined = script(_JOINED)
+        self._struck = script(_STRUCK)
         self._list = script(_LIST)
 
     def _slot_keys(self) -> list[str]:
@@ -206,21 +382,22 @@ class LobbyStore:
         return [self.keys + "seeks"]
 
     async def seek(
-        self,
-        seek_id: str,
-        rec: bytes,
-        lease_ms: int,
-        address_cap: int,
-        room_id: str,
-        coin: int,
-        target: str = "",
-        scan: int = 64,
+        self, seek_id: str, rec: bytes, rules: dict[str, Any]
     ) -> tuple[str, bytes | None]:
-        """Pair the seek with the pool's (or ``target``'s) first compatible seek, else list it.
-        ``("paired", pairing)``, ``("open", None)``, ``("limit", None)`` or ``("none", None)``."""
-        args = [self.keys, self.channel, seek_id, rec, lease_ms, address_cap, room_id, coin]
-        out = await self._seek(keys=self._slot_keys(), args=[*args, target, scan])
-        return _answer(out)
+        """Pair the seek with the pool's nearest compatible seek (or ``rules["target"]``), else
+        list it. ``("paired", pairing)``, ``("open", None)``, ``("limit", None)``, ``("none",
+        None)``, or ``("cooldown" | "pending", ms left)`` (the left as text)."""
+        args = [self.keys, self.channel, seek_id, rec, json.dumps(rules)]
+        return _answer(await self._seek(keys=self._slot_keys(), args=args))
+
+    async def joined(self, room_id: str, sides: list[int]) -> None:
+        """A paired room's seats ``sides`` were joined: their pairing is no longer in flight."""
+        await self._joined(keys=self._slot_keys(), args=[self.keys, self.channel, room_id, *sides])
+
+    async def struck(self, room_id: str, side: int, rules: dict[str, Any]) -> None:
+        """The lobby game ``room_id`` was aborted by ``side``'s missing first move."""
+        args = [self.keys, self.channel, room_id, side, json.dumps(rules)]
+        await self._struck(keys=self._slot_keys(), args=args)
 
     async def cancel(self, seek_id: str) -> tuple[str, bytes | None]:
         out = await self._cancel(keys=self._slot_keys(), args=[self.keys, self.channel, seek_id])
@@ -232,8 +409,10 @@ class LobbyStore:
         args = [self.keys, self.channel, lease_ms, *seek_ids]
         return [_bytes(x) for x in await self._refresh(keys=self._slot_keys(), args=args)]
 
-    async def sweep(self, limit: int = 500, keep_paired_ms: int = 60_000) -> int:
-        args = [self.keys, self.channel, limit, keep_paired_ms]
+    async def sweep(
+        self, rules: dict[str, Any], limit: int = 500, keep_paired_ms: int = 60_000
+    ) -> int:
+        args = [self.keys, self.channel, limit, keep_paired_ms, json.dumps(rules)]
         return int(await self._sweep(keys=self._slot_keys(), args=args))
 
     async def open_seeks(self) -> list[bytes]:

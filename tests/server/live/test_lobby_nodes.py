@@ -267,7 +267,8 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
     (node,) = lobby_nodes(1)
     asha, juma = Player(node.url, "Asha"), Player(node.url, "Juma")
     anon = Client(node.ws_url)
-    anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True)
+    clock = {"initial_ms": 60000, "increment_ms": 0}  # a rated seek needs one
+    anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True, clock=clock)
     assert anon.expect("error")["code"] == "bad-message"  # only an identified player's
     first, second = (
         Client(node.ws_url, headers=asha.cookie),
@@ -298,7 +299,7 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
     deadline = time.monotonic() + 20
     while True:  # the ratings are written with the game
         again = Client(node.ws_url, headers=juma.cookie)
-        seek(again, rated=True)
+        seek(again, rated=True, clock=clock)
         watcher = Client(node.ws_url)
         watcher.send(t="lobby")
         listed = watcher.expect("lobby")["seeks"]
