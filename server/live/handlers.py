@@ -26,7 +26,8 @@ from server.ops import metrics
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room, free_seat
+from server.rooms.room import Change, Refused, Room, computer_to_move, free_seat
+from server.rooms.stored import decode_room
 from server.store.store import Store
 
 

@@ -48,7 +48,8 @@ from server.rooms import delta, seeks, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
-from server.rooms.room import Position, Refused, Room, decode_room
+from server.rooms.room import Position, Refused, Room
+from server.rooms.stored import decode_room
 from server.rooms.timing import Flag
 from server.rooms.view import state_message
 from server.store.deadlines import Deadlines

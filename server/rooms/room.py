@@ -24,9 +24,6 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
-from server.rooms.layout import layout_of
-from server.rooms.moved import decode_moved, expand_step
-from server.rooms.notice import Notice, decode_notice
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -127,70 +124,8 @@ class Room(msgspec.Struct, gc=False):
     tail: int = 0  # moves read after the stored base (rooms/stored.py: at TAIL, stored whole)
 
 
-class Ply(msgspec.Struct, gc=False):
-    """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
-    engine state after it, the move, the side and the intent id, its steps (compact, as in
-    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
-    Stored as the move's notice (``notice.Notice``), which carries all of it."""
-
-    stamp: str
-    state: bytes
-    move: str
-    side: int
-    id: str | None
-    steps: list[list[Any]]
-    cut: int
-    kept: bytes
-
-
-def ply_of(n: Notice) -> Ply:
-    m = decode_moved(n.moved)
-    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
-
-
-# A room in the store: msgpack, one encoder and one decoder built once.
+# A room in the store: msgpack, one encoder built once (read back by ``stored.decode_room``).
 encode_room = msgspec.msgpack.Encoder().encode
-_decode_room = msgspec.msgpack.Decoder(Room).decode
-
-
-def decode_room(data: bytes) -> Room:
-    """A room as stored in any layout this release reads (``layout``: a plain record, or a
-    one-byte mark, a base record and the moves appended after it)."""
-    if layout_of(data) == 1:
-        return _decode_room(data)
-    end = 5 + int.from_bytes(data[1:5], "big")
-    room = _decode_room(data[5:end])
-    plies = []
-    while end < len(data):
-        size = int.from_bytes(data[end : end + 2], "big")
-        plies.append(ply_of(decode_notice(data[end + 2 : end + 2 + size])))
-        end += 2 + size
-    if plies:
-        room = played(room, *plies)
-    room.tail = len(plies)
-    return room
-
-
-def played(room: Room, *plies: Ply) -> Room:
-    """``room`` after the appended moves ``plies`` (none of which ended the game)."""
-    history, kept, last = list(room.history), room.kept, room.last
-    for ply in plies:
-        history.append(Played(ply.move, ply.side, ply.id))
-        steps = [expand_step(s, ply.side) for s in ply.steps]
-        last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
-        kept = kept[ply.cut :] + ply.kept
-    return msgspec.structs.replace(
-        room,
-        rev=room.rev + len(plies),
-        stamp=plies[-1].stamp,
-        version=room.version + len(plies),
-        state=plies[-1].state,
-        history=history,
-        outcome=None,
-        last=last,
-        offer=None,
-        kept=kept,
-    )
 
 
 def new_stamp() -> str:

@@ -60,7 +60,7 @@ from server.ops import health as H
 from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
-from server.rooms import view
+from server.rooms import stored, view
 from server.store.layouts import Layouts
 from server.store.store import Store
 from server.web import archive as archive_pages
@@ -243,7 +243,7 @@ async def room_history(request: Request) -> Response:
     data, _ = await _node(request).store.load(request.path_params["room"])
     if data is None:
         return _problem(404, "no-room", P.ERRORS["no-room"])
-    return _json(view.history(R.decode_room(data)))
+    return _json(view.history(stored.decode_room(data)))
 
 
 async def replay(request: Request) -> Response:
