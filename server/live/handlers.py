@@ -56,6 +56,7 @@ class NodeParts(Protocol):
         room: Room | None = None,
         prepared: Room | None = None,
         player: str | None = None,
+        address: str | None = None,
     ) -> Change: ...
 
     async def answer(self, conn: Conn, done: Change) -> None: ...
@@ -160,7 +161,7 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     player = None  # a signed-in player's seats are linked to them (server/live/identity.py)
     if node.identities is not None and conn.session:
         player = await node.identities.player(conn.session)
-    done = await node.change(room.id, msg, None, room, player=player)
+    done = await node.change(room.id, msg, None, room, player=player, address=conn.address)
     welcome = done.reply
     if isinstance(welcome, P.Error):
         raise Refused(welcome.code, welcome.message)

@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 
 import engine
+from server.rooms.ratedness import RATED
 from server.rooms.room import Change, Context, Finished, Position, Room, changed
 
 GAME_ID_BYTES = 9  # 72 random bits, 12 characters: a permanent game's id in /g/{id}
@@ -54,7 +55,7 @@ def finished(room: Room, now_ms: int) -> Finished:
         game=room.game,
         options=dict(room.options),
         mode=room.mode,
-        rated=bool(getattr(room, "rated", False)) and rateable(room),
+        rated=room.ratedness == RATED,  # fixed at the start (server/rooms/ratedness.py)
         players=[s.player for s in room.seats],
         names=[s.name for s in room.seats],
         holders=[s.holder for s in room.seats],
@@ -64,17 +65,6 @@ def finished(room: Room, now_ms: int) -> Finished:
         started_ms=room.started_ms or room.created_ms,
         ended_ms=now_ms,
         clock=msgspec.to_builtins(clock) if clock is not None else None,
-    )
-
-
-def rateable(room: Room) -> bool:
-    """Rated games are between two identified people: two players, not one, no computer."""
-    players = [s.player for s in room.seats]
-    return (
-        room.mode not in ("computer", "local")
-        and all(s.holder == "person" for s in room.seats)
-        and None not in players
-        and players[0] != players[1]
     )
 
 

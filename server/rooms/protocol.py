@@ -18,7 +18,7 @@ from msgspec import Meta
 
 from engine.analysis import Analysis
 from engine.core import Choice, Outcome, Step
-from server.rooms import names, seeks
+from server.rooms import names, ratedness, seeks
 from server.rooms.clock import Clock
 from server.rooms.moved import Moved
 
@@ -241,6 +241,10 @@ class State(_Out, frozen=True, tag="state"):
     # Once the game is over: its permanent id; the game's page is /g/{archive} (server/PROTOCOL.md).
     archive: str | None = None
     clock: Clock | None = None  # a clocked game's clocks (server/rooms/clock.py)
+    # The game moves ratings (asked for until its first move, then fixed); ``unrated``: why a
+    # game asked to be rated is not (a code of server/rooms/ratedness.py ``REASONS``).
+    rated: bool = False
+    unrated: str | None = None
 
 
 class Ack(_Out, frozen=True, tag="ack"):
@@ -342,6 +346,7 @@ ERRORS: dict[str, str] = {
     "room-full": "The room has as many visitors as it can take.",
     "internal": "The server could not handle that message; nothing changed.",
     **seeks.ERRORS,
+    **ratedness.ERRORS,
 }
 
 _decoder = msgspec.json.Decoder(ClientMessage)

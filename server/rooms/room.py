@@ -24,6 +24,7 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
+from server.rooms.ratedness import clock_refusal
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -46,6 +47,7 @@ class SeatRec(msgspec.Struct, gc=False):
     claimed_ms: int = 0
     name: str | None = None
     player: str | None = None  # the identified player who took the seat (their public id)
+    address: str | None = None  # its player's address, marked (rooms/ratedness.py)
 
 
 class Played(msgspec.Struct, array_like=True, gc=False):
@@ -117,7 +119,9 @@ class Room(msgspec.Struct, gc=False):
     # so a game ended, taken back and ended again is counted once (server/rooms/tally.py).
     started_ms: int = 0
     finished_ms: int = 0
-    rated: bool = False  # the game changes its players' ratings (lobby games may be)
+    rated: bool = False  # the room's games are asked to be rated (lobby games may be)
+    # The current game's ratedness, fixed at its start ("": not started; server/rooms/ratedness.py)
+    ratedness: str = ""
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
@@ -147,6 +151,8 @@ class Context(msgspec.Struct, frozen=True):
     absent_ms: int = 0
     prepared: Room | None = None  # the room after the intent, computed off the loop
     player: str | None = None  # the sender's identified player (its cookie), if any
+    address: str | None = None  # the sender's client address
+    same_address_rated: bool = False  # NYUMBA_RATED_SAME_ADDRESS: the address rule is lifted
 
 
 @dataclass(slots=True)
@@ -295,6 +301,8 @@ def create(
         )
     if rated and mode != "friend":
         raise Refused("bad-message", "Only games between people are rated.")
+    if refusal := clock_refusal(rated, clock):
+        raise Refused(refusal)
     mine = secrets.randbelow(2) if side == "random" else (0 if side == "south" else 1)
     token = new_token()
     h = hash_token(token)
