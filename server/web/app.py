@@ -67,7 +67,7 @@ from server.web import archive as archive_pages
 from server.web import httpguard, reports, static
 from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
-from server.web.api import CreateRoom, Health, RoomCreated
+from server.web.api import Health, RoomCreated, create_request
 from server.web.httpguard import problem as _problem
 from server.web.lobby import routes as lobby_routes
 from server.web.openapi import document as openapi
@@ -181,7 +181,7 @@ async def create_room(request: Request) -> Response:
         return _problem(403, "cross-site", "Rooms are created from nyumba's own pages.")
     body = await httpguard.read_body(request, MAX_ROOM_REQUEST)
     try:
-        spec = msgspec.json.decode(body, type=CreateRoom)
+        spec = create_request(body)
     except msgspec.ValidationError as exc:
         return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
     except (msgspec.DecodeError, RecursionError):
