@@ -58,6 +58,7 @@ export const EN = {
   "rated.why.same-player": "one player holds both seats",
   "rated.why.absent": "a player had not joined when the game started",
   "rated.why.same-address": "both players connect from the same address",
+  "rated.why.daily-limit": "the two players have had their rated games together for today",
   "room.copy": "Copy",
   "room.copied": "Copied",
   "room.share": "Share…",

@@ -58,6 +58,7 @@ export const JA = {
   "rated.why.same-player": "同じプレイヤーが両方の席についています",
   "rated.why.absent": "対局開始時に入室していないプレイヤーがいました",
   "rated.why.same-address": "両プレイヤーが同じアドレスから接続しています",
+  "rated.why.daily-limit": "この二人の今日のレーティング対局は上限に達しています",
   "room.copy": "コピー",
   "room.copied": "コピーしました",
   "room.share": "共有…",

@@ -299,9 +299,11 @@ def context(
     prepared: Room | None,
     player: str | None,
     address: str | None,
+    pair_rated_today: int,
 ) -> Context:
     """What an intent from ``conn`` (None: the node's own, or a join, which names its
-    ``player`` and ``address``) is judged with besides the room."""
+    ``player`` and ``address``) is judged with besides the room (``pair_rated_today``:
+    server/live/pairs.py)."""
     return Context(
         sides=conn.sides if conn else [],
         who=conn.who if conn and conn.sides else None,
@@ -312,4 +314,6 @@ def context(
         player=player,
         address=address or (conn.address if conn else None),
         same_address_rated=settings.rated_same_address,
+        pair_rated_today=pair_rated_today,
+        pair_daily=settings.rated_pair_daily,
     )

@@ -30,7 +30,7 @@ from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
-from server.live import writes
+from server.live import pairs, writes
 from server.live.archiving import Archiver
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn, context
@@ -172,7 +172,8 @@ class Node:
                 current = stored.decode_room(data)
             now = self.now()
             presence, watching = self.who_is_here(room_id, members, now)
-            ctx = context(conn, self.settings, now, presence, prepared, player, address)
+            today = await pairs.rated_today(self.store, current, now)
+            ctx = context(conn, self.settings, now, presence, prepared, player, address, today)
             done = rooms.judge(current, intent, ctx)
             if known is not None and (done.resent or isinstance(done.reply, P.Error)):
                 # Judged on a copy that may be old, or of another history: a refusal is judged
@@ -209,6 +210,7 @@ class Node:
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
+                await pairs.counted(self.store, current, new, now)
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
                         self.archiver.ended(new)

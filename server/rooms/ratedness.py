@@ -30,6 +30,7 @@ REASONS: dict[str, str] = {
     "same-player": "one player holds both seats (one player cookie, or one passkey)",
     "absent": "a seat's player had not connected when the game started",
     "same-address": "both seats' players connect from the same address",
+    "daily-limit": "the two players have played as many rated games together today as count",
 }
 
 ERRORS: dict[str, str] = {
@@ -59,10 +60,14 @@ def reason(
     players: Sequence[str | None],
     addresses: Sequence[str | None],
     same_address_rated: bool,
+    pair_rated_today: int = 0,
+    pair_daily: int = 5,
 ) -> str:
     """``RATED``, ``CASUAL`` (not asked), or the code in ``REASONS`` of why not, for a game
     starting with these seats (``addresses``: each seat's ``address_mark``, None if its player
-    never connected; ``same_address_rated``: the operator lifted the address rule)."""
+    never connected; ``same_address_rated``: the operator lifted the address rule;
+    ``pair_rated_today``: rated games the two players started in the last 24 hours, of which
+    ``pair_daily`` count)."""
     if not asked:
         return CASUAL
     if not clocked:
@@ -73,10 +78,11 @@ def reason(
         return "anonymous"
     if len(set(players)) < len(players):
         return "same-player"
-    if same_address_rated:  # a club behind one address: addresses tell nothing
-        return RATED
-    if any(a is None for a in addresses):
-        return "absent"
-    if len(set(addresses)) < len(addresses):
-        return "same-address"
+    if not same_address_rated:  # lifted: a club behind one address, where addresses tell nothing
+        if any(a is None for a in addresses):
+            return "absent"
+        if len(set(addresses)) < len(addresses):
+            return "same-address"
+    if pair_rated_today >= pair_daily:
+        return "daily-limit"
     return RATED

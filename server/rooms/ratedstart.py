@@ -33,8 +33,8 @@ def fixed(before: Room, after: Room, reply: Any, ctx: Context) -> Room:
         after = msgspec.structs.replace(after, ratedness="")  # a new game is decided anew
     if isinstance(reply, P.Welcome) and not after.ratedness:
         after = _addressed(before, after, reply.sides, ctx)
-    if after.ratedness or not (after.history or after.outcome is not None):
-        return after
+    if not after.rated or after.ratedness or not (after.history or after.outcome is not None):
+        return after  # a casual room's games have nothing to fix: their first move stays light
     decided = reason(
         asked=after.rated,
         clocked=after.clock is not None,
@@ -42,6 +42,8 @@ def fixed(before: Room, after: Room, reply: Any, ctx: Context) -> Room:
         players=[s.player for s in after.seats],
         addresses=[s.address for s in after.seats],
         same_address_rated=ctx.same_address_rated,
+        pair_rated_today=ctx.pair_rated_today,
+        pair_daily=ctx.pair_daily,
     )
     if after is before:  # an intent that changed nothing else: a revision of its own
         return changed(after, ratedness=decided)

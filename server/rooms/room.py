@@ -153,6 +153,8 @@ class Context(msgspec.Struct, frozen=True):
     player: str | None = None  # the sender's identified player (its cookie), if any
     address: str | None = None  # the sender's client address
     same_address_rated: bool = False  # NYUMBA_RATED_SAME_ADDRESS: the address rule is lifted
+    pair_rated_today: int = 0  # rated games the seats' two players started in 24 h
+    pair_daily: int = 5  # NYUMBA_RATED_PAIR_DAILY: at most this many of them are rated
 
 
 @dataclass(slots=True)

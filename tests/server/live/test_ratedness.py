@@ -23,6 +23,7 @@ def nodes(lobby_nodes, tmp_path):
     return lobby_nodes(
         2,
         NYUMBA_RATED_SAME_ADDRESS="off",
+        NYUMBA_RATED_PAIR_DAILY="2",
         DATABASE_URL=sqlite_url(tmp_path),
         NYUMBA_RATE_MESSAGES="1000000",
     )
@@ -114,6 +115,23 @@ def test_a_seat_linked_to_its_player_only_later_gives_an_unrated_game(nodes):
     assert _ratings(a_node, north) == [] and _ratings(a_node, south) == []
     a.close()
     linked.close()
+
+
+def test_rated_games_between_two_players_count_at_most_the_daily_limit_on_every_node(nodes):
+    a_node, b_node = nodes
+    south, north = Player(a_node.url, "Amina"), Player(b_node.url, "Baraka")
+    shown = []
+    for n, (x, y) in enumerate([(a_node, b_node), (b_node, a_node), (b_node, b_node)]):
+        room, a, b = _seated(x, y, south, north, north_from=OTHER)
+        _play([a, b], 1)
+        b.send(t="resign", room=room["room"], id=f"r{n}")
+        final = a.wait_state(lambda s: s["outcome"] is not None)
+        shown.append((final["rated"], final["unrated"]))
+        wait_archived(a_node.url, final["archive"])
+        a.close()
+        b.close()
+    assert shown == [(True, None), (True, None), (False, "daily-limit")]
+    assert [r["games"] for r in _ratings(a_node, north)] == [2]
 
 
 def _farm(a_node, b_node, south: Player, north: Player, games: int, north_from=None) -> dict:
