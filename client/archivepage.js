@@ -23,9 +23,6 @@ export const gameTitle = (game) => (known(`game.${game}`) ? t(`game.${game}`) : 
 export const when = (ms) =>
   new Date(ms).toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { dateStyle: "medium", timeStyle: "short" });
 
-// "1532" or "1532?" while provisional.
-export const ratingText = (r) => `${Math.round(r.rating)}${r.provisional ? "?" : ""}`;
-
 export function change(before, after) {
   if (before == null || after == null) return "";
   const d = Math.round(after - before);

@@ -49,6 +49,9 @@ export function wireControls({ send, intentId, state, render, join }) {
     send({ t: "reply", kind: state().offer.kind, accept: false, id: intentId() }),
   );
   $("#handover").addEventListener("click", () => send({ t: "hand_over", id: intentId() }));
+  for (const kind of ["win", "draw"]) {
+    $(`#claim-${kind}`).addEventListener("click", () => send({ t: "claim", kind, id: intentId() }));
+  }
   $("#reclaim").addEventListener("click", () => send({ t: "reclaim", id: intentId() }));
   $("#hint").addEventListener("click", () => send({ t: "hint", id: intentId() }));
   $("#abort").addEventListener("click", () => send({ t: "abort", id: intentId() })); // clock.js shows it

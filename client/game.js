@@ -7,6 +7,7 @@ import { $, h, show } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { openReplay } from "./replay.js";
 import { change, fail, gameTitle, getJSON, pathId, startPage, when } from "./archivepage.js";
+import { ratingMark } from "./seatratings.js";
 
 const id = pathId();
 let shown = null;
@@ -17,7 +18,7 @@ function seatLine(seat) {
   else who = seat.name || t("me.anonymous");
   const label = seat.player ? h("a", { href: `/p/${encodeURIComponent(seat.player)}`, class: "player-link" }, who) : h("span", {}, who);
   const moved = change(seat.rating_before, seat.rating_after);
-  const rating = seat.rating_after != null ? ` ${Math.round(seat.rating_after)} (${moved})` : "";
+  const rating = seat.rating_after != null ? [" ", ratingMark(seat.rating_after, seat.provisional), ` (${moved})`] : [];
   return h("span", { class: "game-seat", dataset: { side: seat.side } }, `${t(`side.${seat.side}`)}: `, label, rating);
 }
 

@@ -32,8 +32,13 @@ export async function me() {
   }
 }
 
+// Why this browser has no player, when the server said so: "rate-limited" while its address
+// (a school's network, say) has made as many new players as it may this minute.
+let refusal = null;
+
 // Be someone before joining a room, so the seat is linked (POST makes a player only if this
-// browser has none); never holds the page up long.
+// browser has none); never holds the page up long, and never stops play: without a player the
+// seats are simply not linked.
 export async function ensurePlayer(name) {
   const work = (async () => {
     let player = await call("POST", "/api/me", {});
@@ -41,7 +46,11 @@ export async function ensurePlayer(name) {
     return player;
   })();
   const late = new Promise((resolve) => setTimeout(() => resolve(null), 2500));
-  return Promise.race([work.catch(() => null), late]);
+  const failed = (err) => {
+    refusal = err.code;
+    return null;
+  };
+  return Promise.race([work.catch(failed), late]);
 }
 
 export const rename = (name) => call("PATCH", "/api/me", { name: name || null });
@@ -107,7 +116,7 @@ export async function wireMe(box, { name } = {}) {
   const draw = () => {
     box.dataset.player = player?.player || "";
     const line = $(".me-line", box);
-    if (!player) line.replaceChildren(t("me.none"));
+    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : "me.none"));
     else {
       const who = player.name || t("me.anonymous");
       line.replaceChildren(t("me.playingAs", { name: who }), " ",

@@ -3,7 +3,8 @@
 import { getGames } from "./api.js";
 import { $, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { fail, gameTitle, getJSON, pathId, ratingText, startPage } from "./archivepage.js";
+import { fail, gameTitle, getJSON, pathId, startPage } from "./archivepage.js";
+import { ratingMark } from "./seatratings.js";
 
 let games = [];
 let rows = [];
@@ -16,7 +17,7 @@ function draw() {
     ...rows.map((r, i) =>
       h("tr", {}, h("td", {}, String(i + 1)),
         h("td", {}, h("a", { href: `/p/${encodeURIComponent(r.player)}` }, r.name || t("me.anonymous"))),
-        h("td", { class: "rating" }, ratingText(r)), h("td", {}, String(r.games)))),
+        h("td", {}, ratingMark(r.rating, r.provisional)), h("td", {}, String(r.games)))),
   );
 }
 

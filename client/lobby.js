@@ -5,6 +5,7 @@
 import { settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { known, t, tn } from "./i18n.js";
+import { ratingMark } from "./seatratings.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
 const clockLabel = (c) => (c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000}` : t("lobby.noClock"));
@@ -71,11 +72,11 @@ export function seek(request) {
 
 function seekLine(s) {
   const who = s.name || t("lobby.anonymous");
-  const rating = s.rating !== null && s.rating !== undefined ? ` (${s.rating}${s.provisional ? "?" : ""})` : "";
+  const rating = s.rating !== null && s.rating !== undefined ? [" (", ratingMark(s.rating, s.provisional), ")"] : [];
   const what = `${gameName(s.game)} · ${clockLabel(s.clock)}${s.rated ? ` · ${t("lobby.rated")}` : ""}`;
   const mine = s.id === state.mine;
   return h("li", { class: "seek", dataset: { seek: s.id, mine: mine ? "1" : "0" } },
-    h("span", { class: "seek-who" }, who + rating),
+    h("span", { class: "seek-who" }, who, rating),
     h("span", { class: "seek-what" }, what),
     mine
       ? h("span", { class: "muted" }, t("lobby.yours"))

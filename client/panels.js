@@ -7,7 +7,7 @@ import { $, clock, h, show } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { lastMovePits } from "./board.js";
 import { choiceWords, lastMoveSummary, resultText } from "./words.js";
-import { ratingOf, ratingText } from "./seatratings.js";
+import { ratingMark, ratingOf } from "./seatratings.js";
 
 export const sideName = (side) => t(`side.${side}`);
 const seated = (v) => v.sides.length > 0;
@@ -101,7 +101,7 @@ function seatRole(seat, v) {
 function playerLink(s, seat, v) {
   if (!seat.player) return [];
   const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
-  const label = r ? ratingText(r) : t("seat.playerPage");
+  const label = r ? ratingMark(r.rating, r.provisional) : t("seat.playerPage");
   const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
   return [" ", h("a", link, label)];
 }
@@ -164,8 +164,15 @@ export function renderControls(s, v) {
   // the window has passed (the host may then play the computer instead).
   const wait = handoverWait(s, v);
   const oppEmpty = opponentSeat(s, v)?.holder === "empty";
-  show($("#handover"), sat && !over && wait !== null && (!oppEmpty || wait === 0));
+  // A rated game is never handed to the computer: its absent player's game is claimed, once
+  // the wait has passed and the absent side is to move (server/PROTOCOL.md, "Fair play").
+  show($("#handover"), sat && !over && !s.rated && wait !== null && (!oppEmpty || wait === 0));
   $("#handover").disabled = wait === null || wait > 0;
+  const claimable = sat && !over && Boolean(s.rated) && wait !== null && !oppEmpty;
+  for (const kind of ["win", "draw"]) {
+    show($(`#claim-${kind}`), claimable);
+    $(`#claim-${kind}`).disabled = !claimable || wait > 0 || v.myTurn;
+  }
   show($("#reclaim"), v.sides.some((side) => s.seats[side]?.holder === "computer"));
   // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
   // "hint" there), so the page need not fetch the protocol's schema to learn it.

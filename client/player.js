@@ -3,7 +3,8 @@
 
 import { $, h, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { change, fail, gameTitle, getJSON, pathId, ratingText, startPage, when } from "./archivepage.js";
+import { change, fail, gameTitle, getJSON, pathId, startPage, when } from "./archivepage.js";
+import { ratingMark } from "./seatratings.js";
 
 const id = pathId();
 const page = Math.max(0, Number(new URLSearchParams(location.search).get("page")) || 0);
@@ -29,7 +30,7 @@ function draw() {
   $("#player-since").textContent = t("archive.since", { when: when(shown.created_ms) });
   $("#player-ratings").replaceChildren(
     h("tr", {}, h("th", {}, t("start.game")), h("th", {}, t("archive.rating")), h("th", {}, t("archive.gamesPlayed"))),
-    ...shown.ratings.map((r) => h("tr", { dataset: { game: r.game } }, h("td", {}, gameTitle(r.game)), h("td", { class: "rating" }, ratingText(r)), h("td", {}, String(r.games)))),
+    ...shown.ratings.map((r) => h("tr", { dataset: { game: r.game } }, h("td", {}, gameTitle(r.game)), h("td", {}, ratingMark(r.rating, r.provisional)), h("td", {}, String(r.games)))),
   );
   show($("#player-ratings"), shown.ratings.length > 0);
   $("#player-games").replaceChildren(

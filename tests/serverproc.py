@@ -66,6 +66,7 @@ class ServerProcess:
         # are lifted here and have tests of their own (test_limits.py, test_sockets.py,
         # test_arrival_budgets.py).
         env["NYUMBA_ROOMS_PER_MINUTE"] = "1000000"
+        env["NYUMBA_IDENTITIES_PER_MINUTE"] = "1000000"  # players by the hundred (archivekit)
         env["NYUMBA_SOCKETS_PER_ADDRESS"] = "1000000"
         env["NYUMBA_RATE_MESSAGES_PER_ADDRESS"] = "1000000000"
         env["NYUMBA_OPENS_PER_MINUTE"] = "1000000000"

@@ -1,30 +1,35 @@
 """Finished games in the archive: written once, with their ratings; read back for the game's
-page, a player's page and the leaderboards; and the analyses computed of them.
+page and a player's page; and the analyses computed of them (the ratings as they are read:
+``standings``).
 
 ``write`` is the one way in. A game is keyed by (room, game number): whichever node writes it
 first inserts it, and every later try — the same node after a lost answer, another node's
 sweep, two nodes racing — finds it there (``INSERT … ON CONFLICT DO NOTHING``: the second
 insert waits for the first's transaction and then does nothing) and changes nothing. A rated
 game's ratings are updated in the same transaction as its row, so they move exactly once per
-game: both rows are read locked, the update is Glicko-2 (``server/rooms/glicko2.py``).
+game: both rows are read locked, the update is Glicko-2 (``server/ratings/glicko2.py``).
+
+A game is rated from both ratings as time away left them (``standings.grown``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 from sqlalchemy import and_, delete, func, select, update
 
 from server.archive.db import Database
 from server.archive.schema import analyses, game_seats, games, players, ratings
-from server.rooms import glicko2 as G
+from server.archive.standings import grown
+from server.ratings import glicko2 as G
 from server.rooms.finished import south_score
 from server.rooms.room import Finished
 
 Written = Literal["written", "known", "replaced"]
 PAGE = 20  # games on one page of a player's list
-BOARD = 50  # players on a leaderboard
+Moved = tuple[float, float, float]  # a seat's rating before and after its game, deviation after
 
 
 async def write(db: Database, entry: Finished, record: str, now_ms: int) -> Written:
@@ -88,7 +93,7 @@ async def _seats(
     db: Database,
     game_id: str,
     entry: Finished,
-    moved: list[tuple[float, float]] | None,
+    moved: list[Moved] | None,
     seated: list[str | None] | None = None,
 ) -> None:
     if seated is None:
@@ -96,7 +101,7 @@ async def _seats(
         seated = [p if p in known else None for p in entry.players]
     rows = []
     for side, player in enumerate(seated):
-        before, after = moved[side] if moved else (None, None)
+        before, after, deviation = moved[side] if moved else (None, None, None)
         # A player who deleted their identity before the game was written is anonymous here too.
         gone = entry.players[side] is not None and player is None
         rows.append(
@@ -110,6 +115,7 @@ async def _seats(
                 "ended_ms": entry.ended_ms,
                 "rating_before": before,
                 "rating_after": after,
+                "deviation_after": deviation,
             }
         )
     await conn.execute(db.insert(game_seats), rows)
@@ -117,8 +123,9 @@ async def _seats(
 
 async def _rate(
     conn: Any, db: Database, entry: Finished, pair: list[str], now_ms: int
-) -> list[tuple[float, float]]:
-    """Both players' ratings after the game, written; (before, after) per side."""
+) -> list[Moved]:
+    """Both players' ratings after the game, written; (before, after, deviation after) per
+    side."""
     fresh = G.Rating()
     await conn.execute(
         db.insert(ratings)
@@ -140,7 +147,7 @@ async def _rate(
     )
     query = select(ratings).where(ratings.c.game == entry.game, ratings.c.player.in_(pair))
     rows = {r.player: r for r in await conn.execute(db.locked(query))}
-    now = [G.Rating(rows[p].rating, rows[p].deviation, rows[p].volatility) for p in pair]
+    now = [grown(rows[p], now_ms) for p in pair]  # each as time away left it
     after = G.game(now[0], now[1], south_score(entry.outcome))
     for p, r in zip(pair, after):
         await conn.execute(
@@ -154,13 +161,17 @@ async def _rate(
                 updated_ms=now_ms,
             )
         )
-    return [(now[i].rating, after[i].rating) for i in range(2)]
+    return [(now[i].rating, after[i].rating, after[i].deviation) for i in range(2)]
 
 
 # -- reading ---------------------------------------------------------------------------------
 
 
 class SeatRow(msgspec.Struct):
+    """A seat of an archived game; ``provisional``: the rating the game left was provisional
+    (its deviation after the game above ``glicko2.PROVISIONAL_RD``; false for an unrated seat
+    and for seats archived before deviations were kept, ``deviation_after`` null)."""
+
     side: int
     player: str | None
     name: str | None
@@ -168,6 +179,10 @@ class SeatRow(msgspec.Struct):
     level: str | None
     rating_before: float | None
     rating_after: float | None
+    deviation_after: Annotated[
+        float | None, Meta(description="the deviation the game left (null: unrated, or older)")
+    ] = None
+    provisional: Annotated[bool, Meta(description="deviation_after above 110: shown '?'")] = False
 
 
 class GameRow(msgspec.Struct):
@@ -222,7 +237,19 @@ def _seat(s: Any) -> SeatRow:
     """A seat as shown: an identified player by the name they go by now (a seat's own name
     where they never chose one), anyone else by the name the seat had."""
     name = s.player_name or s.name
-    return SeatRow(s.side, s.player, name, s.holder, s.level, s.rating_before, s.rating_after)
+    after = s.deviation_after
+    provisional = after is not None and after > G.PROVISIONAL_RD
+    return SeatRow(
+        s.side,
+        s.player,
+        name,
+        s.holder,
+        s.level,
+        s.rating_before,
+        s.rating_after,
+        after,
+        provisional,
+    )
 
 
 class PlayedGame(msgspec.Struct):
@@ -292,53 +319,6 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
             )
         )
     return out, len(rows) > PAGE
-
-
-class Standing(msgspec.Struct):
-    """A player's rating in one game profile."""
-
-    game: str
-    rating: float
-    deviation: float
-    games: int
-    provisional: bool
-    player: str = ""
-    name: str | None = None
-
-
-def _standing(r: Any, name: str | None = None) -> Standing:
-    provisional = G.provisional(G.Rating(r.rating, r.deviation, r.volatility))
-    return Standing(r.game, r.rating, r.deviation, r.games, provisional, r.player, name)
-
-
-async def standings(db: Database, player: str) -> list[Standing]:
-    async with db.read() as conn:
-        rows = await conn.execute(
-            select(ratings).where(ratings.c.player == player).order_by(ratings.c.game)
-        )
-        return [_standing(r) for r in rows]
-
-
-async def rating_of(db: Database, players_: list[str], game: str) -> dict[str, Standing]:
-    """Each of ``players_``'s rating in ``game`` (those rated in it)."""
-    async with db.read() as conn:
-        rows = await conn.execute(
-            select(ratings).where(ratings.c.game == game, ratings.c.player.in_(players_))
-        )
-        return {r.player: _standing(r) for r in rows}
-
-
-async def leaderboard(db: Database, game: str) -> list[Standing]:
-    """The best established ratings in ``game`` (provisional ones are not ranked)."""
-    query = (
-        select(ratings, players.c.name)
-        .join(players, players.c.id == ratings.c.player)
-        .where(ratings.c.game == game, ratings.c.deviation <= G.PROVISIONAL_RD)
-        .order_by(ratings.c.rating.desc(), ratings.c.player)
-        .limit(BOARD)
-    )
-    async with db.read() as conn:
-        return [_standing(r, r.name) for r in await conn.execute(query)]
 
 
 async def count(db: Database) -> int:

@@ -11,7 +11,11 @@ password is asked for or stored, ever.
 Deleting an identity removes the player, its sessions, passkeys and ratings; its games stay,
 with their seats "anonymous" (no player, no name). Retention (``prune``): a session unused
 for ``SESSION_DAYS`` goes, and a player left with neither a session nor a passkey goes with
-it (nobody can ever sign in as them again); a WebAuthn challenge lives ``CHALLENGE_MS``.
+it (nobody can ever sign in as them again); a player never used (``mark_used``: its
+session never took a seat, sought a game or made a room) that has no passkey
+and no game goes ``UNUSED_MS`` after it was made, with its session — every first visit makes
+a player, and one that only looked is not kept for 400 days; a WebAuthn challenge lives
+``CHALLENGE_MS``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ SESSION_DAYS = 400  # as long as a browser keeps a cookie (Chrome's cap)
 CHALLENGE_MS = 5 * 60 * 1000
 SEEN_EVERY_MS = 3600 * 1000  # a session's last use is written at most this often
 DAY_MS = 86_400_000
+UNUSED_MS = DAY_MS  # a player never used is kept this long after it was made
 
 
 class Player(msgspec.Struct):
@@ -37,6 +42,7 @@ class Player(msgspec.Struct):
     name: str | None
     created_ms: int
     passkeys: int = 0
+    used: bool = True  # ``by_session``: false until a seat, a seek or a room (``mark_used``)
 
 
 def new_player_id() -> str:
@@ -80,7 +86,8 @@ async def open_session(db: Database, player: str, now_ms: int) -> str:
 
 
 async def by_session(db: Database, token: str, now_ms: int) -> Player | None:
-    """The player whose session ``token`` is, or None."""
+    """The player whose session ``token`` is, or None. A player never used stays so (its
+    ``seen_ms`` is its ``created_ms``): a page asking who it is is no use (``mark_used``)."""
     h = hash_session(token)
     async with db.read() as conn:
         row = (
@@ -92,13 +99,32 @@ async def by_session(db: Database, token: str, now_ms: int) -> Player | None:
         ).first()
     if row is None:
         return None
+    used = row.seen_ms > row.created_ms
     if now_ms - row.session_seen > SEEN_EVERY_MS:  # kept for retention, not on every request
         async with db.write() as conn:
             await conn.execute(
                 update(sessions).where(sessions.c.token_hash == h).values(seen_ms=now_ms)
             )
-            await conn.execute(update(players).where(players.c.id == row.id).values(seen_ms=now_ms))
-    return Player(row.id, row.name, row.created_ms)
+            if used:
+                await conn.execute(
+                    update(players).where(players.c.id == row.id).values(seen_ms=now_ms)
+                )
+    return Player(row.id, row.name, row.created_ms, used=used)
+
+
+async def mark_used(db: Database, player: str, now_ms: int) -> None:
+    """``player``'s session took a seat, sought a game or made a room: it is kept past the
+    retention of players never used (``prune``)."""
+    async with db.write() as conn:
+        await conn.execute(
+            update(players)
+            .where(
+                players.c.id == player,
+                players.c.seen_ms <= players.c.created_ms,
+                players.c.created_ms < now_ms,
+            )
+            .values(seen_ms=now_ms)
+        )
 
 
 async def get(db: Database, player: str) -> Player | None:
@@ -120,9 +146,12 @@ async def sign_out(db: Database, token: str) -> None:
         await conn.execute(delete(sessions).where(sessions.c.token_hash == hash_session(token)))
 
 
-async def delete_player(db: Database, player: str) -> None:
-    """The identity goes; its games stay, their seats anonymous."""
+async def delete_player(db: Database, player: str) -> list[str]:
+    """The identity goes; its games stay, their seats anonymous. Returns its sessions' hashes
+    (for the nodes to refuse them: ``server/live/identity.py``)."""
     async with db.write() as conn:
+        ended = await conn.execute(select(sessions.c.token_hash).where(sessions.c.player == player))
+        hashes = [r.token_hash for r in ended]
         await conn.execute(
             update(game_seats).where(game_seats.c.player == player).values(player=None, name=None)
         )
@@ -130,6 +159,7 @@ async def delete_player(db: Database, player: str) -> None:
             await conn.execute(delete(table).where(table.c.player == player))
         await conn.execute(delete(challenges).where(challenges.c.player == player))
         await conn.execute(delete(players).where(players.c.id == player))
+    return hashes
 
 
 # -- passkeys ---------------------------------------------------------------------------------
@@ -234,13 +264,26 @@ async def take_challenge(db: Database, cid: str, now_ms: int) -> tuple[bytes, st
 
 
 async def prune(db: Database, now_ms: int) -> int:
-    """Retention: expired challenges, sessions unused for ``SESSION_DAYS``, and the players
-    nobody can sign in as any more. Returns the players removed."""
+    """Retention: expired challenges, sessions unused for ``SESSION_DAYS``, players never used
+    ``UNUSED_MS`` after they were made, and the players nobody can sign in as any more.
+    Returns the players removed."""
+    unused = select(players.c.id).where(
+        and_(
+            players.c.created_ms < now_ms - UNUSED_MS,
+            players.c.seen_ms <= players.c.created_ms,  # never used (``mark_used``)
+            ~exists().where(passkeys.c.player == players.c.id),
+            ~exists().where(game_seats.c.player == players.c.id),
+        )
+    )
     async with db.write() as conn:
         await conn.execute(delete(challenges).where(challenges.c.expires_ms < now_ms))
         await conn.execute(
             delete(sessions).where(sessions.c.seen_ms < now_ms - SESSION_DAYS * DAY_MS)
         )
+        # Nothing but a session and a challenge can name a player nobody used.
+        for table in (sessions, challenges):
+            await conn.execute(delete(table).where(table.c.player.in_(unused)))
+        never = (await conn.execute(delete(players).where(players.c.id.in_(unused)))).rowcount
         orphans = select(players.c.id).where(
             and_(
                 players.c.created_ms < now_ms - DAY_MS,  # a player made a moment ago is kept
@@ -251,4 +294,4 @@ async def prune(db: Database, now_ms: int) -> int:
         gone = [r.id for r in await conn.execute(orphans)]
     for player in gone:
         await delete_player(db, player)
-    return len(gone)
+    return never + len(gone)

@@ -111,6 +111,7 @@ game_seats = Table(
     Column("ended_ms", BigInteger, nullable=False),  # the game's, for a player's newest first
     Column("rating_before", Float, nullable=True),
     Column("rating_after", Float, nullable=True),
+    Column("deviation_after", Float, nullable=True),  # a003: NULL for seats archived before
     Index("game_seats_player", "player", "ended_ms"),
 )
 

@@ -63,6 +63,7 @@ from engine import analysis as A
 from server.computer.pool import Busy, WorkerFailed
 from server.computer.thinker import ANALYSIS
 from server.rooms import protocol as P
+from server.rooms.httpanswers import encode_http
 from server.rooms.room import hash_token, new_token
 
 log = logging.getLogger("nyumba.analysis")
@@ -255,7 +256,7 @@ class Analyses:
         if token:
             gone = msgspec.structs.replace(known, status="cancelled", message=CANCELLED)
             keys = [self._k(key, ":askers"), self._k(key, ":progress"), self._k(key)]
-            args = [hash_token(token), P.encode_http(gone), ENDED_KEEP_S]
+            args = [hash_token(token), encode_http(gone), ENDED_KEEP_S]
             left = await self._withdraw_script(keys=keys, args=args)
             if left == -2:  # finished meanwhile
                 return await self.status(key, asking=False)
@@ -332,7 +333,7 @@ class Analyses:
                     status = P.AnalysisStatus(job.key, end, job.done, job.total, message=message)  # type: ignore[arg-type]
                     async with self.redis.pipeline(transaction=False) as pipe:
                         pipe.set(
-                            self._k(job.key, ":progress"), P.encode_http(status), ex=ENDED_KEEP_S
+                            self._k(job.key, ":progress"), encode_http(status), ex=ENDED_KEEP_S
                         )
                         pipe.delete(self._k(job.key, ":askers"))
                         await pipe.execute()
@@ -351,7 +352,7 @@ class Analyses:
         trip costs the event loop more than the job's answer did."""
         job.told = time.monotonic()
         keys = [self._k(job.key, ":progress"), self._k(job.key, ":askers")]
-        args = [P.encode_http(self._running(job)), 30, ASKERS_KEEP_S]
+        args = [encode_http(self._running(job)), 30, ASKERS_KEEP_S]
         if not await self._tell_script(keys=keys, args=args):
             job.cancelled = True
 

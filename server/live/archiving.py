@@ -1,20 +1,23 @@
 """Writing finished games to the archive, from the node that finished them, and retrying.
 
 A game's end is a compare-and-set like any move (``Node.change``): the room it stores has
-the game in ``Room.waiting`` (``server/rooms/finished.py``). The node that wrote that change
-hands the room to ``Archiver.ended``, which — never on the move's path, in a task of its own —
+the game in ``Room.waiting`` (``server/rooms/finished.py``), and the same write puts the room in
+the store's waiting set (``server/store/waiting.py``), due in ``NYUMBA_ARCHIVE_RETRY_MS``: the
+net if this node dies at any moment after. The node that wrote that change hands the room to
+``Archiver.ended``, which — never on the move's path, in a task of its own —
 
-1. puts the room in the store's waiting set (``server/store/waiting.py``), due in
-   ``NYUMBA_ARCHIVE_RETRY_MS``: the net if this node dies before step 3 is done;
+1. puts off the room's turn in line by ``NYUMBA_ARCHIVE_RETRY_MS`` and holds the room for its
+   idle life and one retry delay more (each try does: a room whose games wait does not expire);
 2. makes the game's record (a replay of every move) and writes the game, and its ratings, in
    one transaction (``server/archive/games.py``: written once whoever tries, however often) —
    both in the replay pool, off the event loop (``server/archive/worker.py`` says why);
-3. removes it from the room with an ``Archived`` intent (a stored change nobody sees), and
-   the room from the waiting set when nothing of it waits.
+3. removes it from the room with an ``Archived`` intent (a stored change nobody sees), whose
+   compare-and-set takes the room out of line when nothing of it waits.
 
 A database that does not answer stops the task at step 2: the game stays in the room and the
 room in the set, and ``sweep`` — every node's, every tick — tries again once it is
-due, keeping such a room alive past its idle expiry meanwhile. Two nodes that try the same
+due. A join that finds games waiting in a room puts it back in line if it is not (an older
+node's write, a set lost with a store): ``server/live/handlers.py``. Two nodes that try the same
 room at once both reach step 2; the archive's unique key lets one row in.
 """
 
@@ -71,6 +74,7 @@ class Archiver:
         self.writing: dict[str, asyncio.Task[None]] = {}
         self.again: set[str] = set()  # rooms that ended another game while being written
         self._records = asyncio.Semaphore(RECORDS_AT_ONCE)  # games queue here, not in the pool
+        self._slot = 0  # on a Cluster: the first slot whose waiting set the next sweep reads
 
     def ended(self, room: Room) -> None:
         """``room`` was just stored with a game that waits for the archive."""
@@ -102,27 +106,28 @@ class Archiver:
 
     async def archive(self, room_id: str, room: Room | None = None) -> bool:
         """Write every game waiting in the room; True when none is left waiting."""
-        now = self.clock.now()
-        await waiting.due_at(self.store, room_id, now + self.settings.archive_retry_ms)
+        now, s = self.clock.now(), self.settings
+        # Held past the next try (idle life and retry delay apart may be set either way round)
+        hold = now + s.idle_ttl_ms + s.archive_retry_ms
+        await waiting.retry_later(self.store, room_id, now + s.archive_retry_ms, hold)
         if room is None:
             data, _ = await self.store.load(room_id)
             if data is None:
                 await waiting.done(self.store, room_id)
                 return True
             room = decode_room(data)
-        left = list(room.waiting)
+        left, rev = list(room.waiting), room.rev
         for entry in room.waiting:
             if not await self.write(entry):
-                await waiting.hold_room(self.store, room_id, now + self.settings.idle_ttl_ms)
                 return False
             try:
                 done = await self.change(room_id, Archived(room_id, entry.game_no, entry.version))
             except Refused:  # the room is gone: its games are in the archive
                 await waiting.done(self.store, room_id)
                 return True
-            left = done.room.waiting
-        if not left:
-            await waiting.done(self.store, room_id)
+            left, rev = done.room.waiting, done.room.rev
+        if not left:  # its compare-and-set took it out of line; not an older node's entry
+            await waiting.done(self.store, room_id, rev)
         return not left
 
     async def write(self, entry: Finished) -> bool:
@@ -184,7 +189,9 @@ class Archiver:
                 log.exception("archive sweep failed")
 
     async def sweep(self) -> None:
-        for room_id in await waiting.due(self.store, self.clock.now()):
+        count = waiting.slices(self.store, self.settings.tick_ms, self.settings.archive_retry_ms)
+        first, self._slot = self._slot, (self._slot + count) % waiting.SLOTS
+        for room_id in await waiting.due(self.store, self.clock.now(), first, count):
             if room_id not in self.writing:
                 self._start(room_id, None)
 

@@ -37,6 +37,8 @@ class Flags:
     def __init__(self, deadlines: Deadlines, change: Change):
         self.deadlines = deadlines
         self.change = change
+        # Told of every room judged at its deadline (the lobby counts a missing first move).
+        self.judged: Callable[[Room, int], None] = lambda room, at: None
         self.judging: set[asyncio.Task[None]] = set()
 
     async def index(self, before: Room | None, after: Room) -> None:
@@ -78,6 +80,7 @@ class Flags:
                 "room %s: judging its deadline failed; it comes back when its claim lapses", room_id
             )
             return
+        self.judged(done.room, at)
         await self.deadlines.release(room_id, flag_at(done.room))
 
     async def stop(self) -> None:

@@ -20,6 +20,7 @@ from server.computer.replays import Offload, undo_job
 from server.live.arrivals import Arrivals
 from server.live.connection import Conn
 from server.live.identity import Identities
+from server.live.lobby import Lobby
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
 from server.ops import metrics
@@ -28,6 +29,7 @@ from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.room import Change, Refused, Room, computer_to_move, free_seat
 from server.rooms.stored import decode_room
+from server.store import waiting
 from server.store.store import Store
 
 
@@ -43,6 +45,7 @@ class NodeParts(Protocol):
     computer_seats: ComputerSeats
     arrivals: Arrivals
     identities: Identities | None
+    lobby: Lobby
 
     def now(self) -> int: ...
 
@@ -137,6 +140,8 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     if data is None:
         raise Refused("no-room")
     room = decode_room(data)
+    if room.waiting:  # finished games the archive lacks: the room must be in line (NX: if not)
+        await waiting.queue(node.store, room.id, node.now())
     admitted = None
     if not msg.token and conn.room != room.id:
         # A friend room's free seat is not a visitor's place: the invited friend gets in.
@@ -167,6 +172,8 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
         raise Refused(welcome.code, welcome.message)
     if admitted is not None and welcome.sides:  # a seat, not a visitor: end the visitor's entry
         await node.store.end_presence(room.id, {admitted: node.now()})
+    if welcome.sides and node.lobby.may_be_in_flight(room, node.now()):
+        await node.lobby.joined(room.id, welcome.sides)  # the pairing is no longer in flight
     if msg.token and msg.version is not None and conn.room is None and welcome.sides:
         # A seat's page that saw the room before, on a new socket: it lost its link and is back
         # (a first visit, or a reload, joins with no version).

@@ -1,57 +1,130 @@
 """Who a connection's player is: its session cookie's token, looked up in the archive once
 and remembered for a while (``TTL_S``), so a join costs no database round trip after the
 first. A database that does not answer makes a player unknown for that join — the seat is
-still taken, only not linked to the player (play never waits for the archive)."""
+still taken, only not linked to the player (play never waits for the archive).
+
+A session that ends (its player deleted, its browser signed out) is revoked in the store
+(``server/store/revoked.py``), and every use of a remembered session asks the store whether
+it was (one ``EXISTS``): every node refuses it at once, not after its memory lapses. A store
+that does not answer makes the player unknown for that use too. The first use of a player's
+session (a seat, a seek, a room) marks the player used, beside the join, which keeps it past
+the retention of players nobody ever used (``server/archive/players.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import time
+from typing import NamedTuple
+
+from redis.exceptions import RedisError
 
 from server.archive import players
 from server.archive.db import DOWN, Database
 from server.live.local import now_ms
+from server.store import revoked
+from server.store.store import Store
 
 log = logging.getLogger("nyumba.identity")
 
-TTL_S = 60.0  # a signed-out or deleted identity is forgotten by every node within this
+TTL_S = 60.0  # how long a node remembers a session (a revoked one is refused meanwhile)
+REVOKED_MS = int(2 * TTL_S * 1000)  # a revocation outlives every node's memory of the session
 KEPT = 10_000  # sessions remembered per node
 DEADLINE_S = 0.5  # a join waits at most this long for the archive to say who it is
 DOWN_RETRY_S = 5.0  # while the archive is down, it is asked at most this often
 
 
+class Known(NamedTuple):
+    """What a node remembers of a session."""
+
+    player: str | None  # None: no such session
+    until: float  # remembered until (``time.monotonic``)
+    used: bool  # its player is marked used (``players.mark_used``), or needs not be
+
+
 class Identities:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, store: Store | None = None) -> None:
         self.db = db
-        self._known: collections.OrderedDict[str, tuple[str | None, float]] = (
-            collections.OrderedDict()
-        )
+        self.store = store  # the app's is set once it is open (server/web/app.py)
+        self._known: collections.OrderedDict[str, Known] = collections.OrderedDict()  # by hash
         self._down_until = 0.0
+        self._marking: set[asyncio.Task[None]] = set()
 
     async def player(self, token: str | None) -> str | None:
-        """The player whose session ``token`` is (None: none, or the archive is down)."""
+        """The player whose session ``token`` is (None: none, revoked, or the archive or the
+        store is down)."""
         if not token or len(token) > 128:
             return None
-        hit = self._known.get(token)
-        if hit is not None and hit[1] > time.monotonic():
-            return hit[0]
+        session = players.hash_session(token)
+        known = await self._recalled(token, session)
+        if known is None or known.player is None:
+            return None
+        try:
+            if await self._revoked(session):
+                self._known.pop(session, None)
+                return None
+        except RedisError as exc:
+            log.debug("a session's revocation unchecked (%s): its player unknown this time", exc)
+            return None
+        if not known.used:  # its first seat, seek or room: written aside, the join goes on
+            self._known[session] = known._replace(used=True)
+            task = asyncio.create_task(self._mark_used(known.player))
+            self._marking.add(task)
+            task.add_done_callback(self._marking.discard)
+        return known.player
+
+    async def _recalled(self, token: str, session: str) -> Known | None:
+        hit = self._known.get(session)
+        if hit is not None and hit.until > time.monotonic():
+            return hit
         if time.monotonic() < self._down_until:
-            return hit[0] if hit else None
+            return hit
         try:
             found = await self.db.within(DEADLINE_S, players.by_session, self.db, token, now_ms())
         except (*DOWN, TimeoutError) as exc:
             self.db.failed(exc)
             self._down_until = time.monotonic() + DOWN_RETRY_S
-            return hit[0] if hit else None
-        self.remember(token, found.id if found else None)
-        return found.id if found else None
+            return hit
+        if found is None:
+            return self._remember(session, None, used=True)
+        return self._remember(session, found.id, used=found.used)
 
-    def remember(self, token: str, player: str | None) -> None:
-        self._known[token] = (player, time.monotonic() + TTL_S)
-        self._known.move_to_end(token)
+    async def _mark_used(self, player: str) -> None:
+        try:
+            await players.mark_used(self.db, player, now_ms())
+        except DOWN as exc:  # a lookup after this node forgets the session tries again
+            self.db.failed(exc)
+
+    async def _revoked(self, session: str) -> bool:
+        return self.store is not None and await revoked.revoked(self.store, session)
+
+    def remember(self, token: str, player: str, used: bool = True) -> None:
+        """A session made here: known without asking the archive (``used``: its player needs
+        no marking when it takes a seat)."""
+        self._remember(players.hash_session(token), player, used)
+
+    def _remember(self, session: str, player: str | None, used: bool) -> Known:
+        known = self._known[session] = Known(player, time.monotonic() + TTL_S, used)
+        self._known.move_to_end(session)
         while len(self._known) > KEPT:
             self._known.popitem(last=False)
+        return known
 
-    def forget(self, token: str) -> None:
-        self._known.pop(token, None)
+    async def revoke(self, sessions: list[str]) -> None:
+        """These sessions (their hashes) ended: forgotten here, refused by every node. A store
+        that does not answer leaves other nodes honouring them until they forget them."""
+        for session in sessions:
+            self._known.pop(session, None)
+        if self.store is None or not sessions:
+            return
+        try:
+            await revoked.revoke(self.store, sessions, REVOKED_MS)
+        except RedisError as exc:
+            log.warning(
+                "%d sessions ended but are not revoked in the store (%s): other nodes may "
+                "honour them for up to %.0f s",
+                len(sessions),
+                exc,
+                TTL_S,
+            )

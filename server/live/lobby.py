@@ -31,23 +31,25 @@ import msgspec
 from redis.exceptions import RedisError
 
 import engine
-from server.archive import games
+from server.archive import standings
 from server.archive.db import DOWN, Database
 from server.live.connection import Conn
 from server.live.identity import DEADLINE_S, Identities
 from server.live.lobbywatch import Watchers
+from server.live.local import now_ms
 from server.ops import health
 from server.ops.config import Settings
+from server.rooms import cooldowns
 from server.rooms import room as R
 from server.rooms import seeks as S
 from server.rooms.room import Refused
-from server.store.lobby import LobbyStore
+from server.store.lobby import LobbyStore, seek_rules
 
 log = logging.getLogger("nyumba.lobby")
 
 REFRESH_S = 1.0
 LEASE_MS = 3000  # a seek whose node stops refreshing is gone this long after (and a sweep)
-SCAN = 64  # stale or incompatible seeks a pairing looks past in its pool, at most
+SCAN = 64  # seeks a pairing looks at, nearest first: stale, of one player or held, at most
 KEPT = 16  # answers kept per socket for resent lobby intents
 RATINGS_KEPT = 10_000  # (player, game) ratings a node remembers for a slow archive
 
@@ -151,6 +153,9 @@ class Lobby:
             player = await self.identities.player(conn.session)
         token, seek_id = R.new_token(), secrets.token_urlsafe(9)
         if isinstance(msg, S.Seek):
+            code = S.problem(msg)
+            if code is not None:
+                raise Refused(code)
             try:
                 game = R.load_game(msg.game, msg.options)
             except engine.BadOptions as exc:
@@ -180,21 +185,59 @@ class Lobby:
             target = msg.seek
         self.mine[seek_id] = Mine(conn, token, rec, msg.id)
         self.of_conn[conn] = seek_id
+        s = self.settings
+        rules = seek_rules(
+            LEASE_MS, s.seeks_per_address, secrets.token_urlsafe(12), secrets.randbelow(2),
+            target, SCAN, S.rating_of(rec), s.join_deadline_ms, s.pairings_per_address,
+            # both first moves' windows, and the flag watcher's lease should a node die
+            s.join_deadline_ms + 2 * s.abort_ms + 60_000,
+            cooldowns.WINDOW_MS, cooldowns.ladder_of(s.seek_cooldowns_ms),
+        )  # fmt: skip
         try:
-            kind, pairing = await self.store.seek(
-                seek_id, S.encode_rec(rec), LEASE_MS, self.settings.seeks_per_address,
-                secrets.token_urlsafe(12), secrets.randbelow(2), target, SCAN,
-            )  # fmt: skip
+            kind, answer = await self.store.seek(seek_id, S.encode_rec(rec), rules)
         except BaseException:
             self._forget(seek_id)
             raise
-        if kind == "paired" and pairing is not None:
-            await self.deliver(S.decode_pairing(pairing))
+        if kind == "paired" and answer is not None:
+            await self.deliver(S.decode_pairing(answer))
             return None  # ``paired`` answered it
         if kind == "open":
             return S.Seeking(seek=seek_id, status="open", id=msg.id)
         self._forget(seek_id)
+        if kind == "cooldown" and answer is not None:
+            left = int(answer)
+            raise Refused("cooldown", cooldowns.wait_sentence(left), left)
+        if kind == "pending" and answer is not None:
+            left = int(answer)
+            raise Refused("pairing-pending", cooldowns.pending_sentence(left), left)
         raise Refused("seek-limit" if kind == "limit" else "no-seek")
+
+    def rules(self) -> dict[str, Any]:
+        """What the store's scripts need of ``server/rooms/cooldowns.py``'s rules."""
+        ladder = cooldowns.ladder_of(self.settings.seek_cooldowns_ms)
+        return {"window": cooldowns.WINDOW_MS, "ladder": list(ladder)}
+
+    def may_be_in_flight(self, room: R.Room, now_ms: int) -> bool:
+        """Whether a join of ``room`` may end a lobby pairing's flight (only then is the store
+        told): a lobby room is made with both seats taken and started at once, and its seats
+        are in flight for the join deadline (and until the next sweep after it)."""
+        return (
+            room.mode == "friend"
+            and room.game_no == 1
+            and room.started_ms == room.created_ms
+            and now_ms - room.created_ms <= self.settings.join_deadline_ms + LEASE_MS
+        )
+
+    def judged(self, room: R.Room, deadline_ms: int) -> None:
+        """A room judged at its deadline (``server/live/flags.py``): a lobby game aborted by a
+        missing first move is an offence of that side's (server/rooms/cooldowns.py)."""
+        side = cooldowns.no_first_move(room, deadline_ms)
+        if side is not None and room.mode == "friend" and room.game_no == 1:
+            self._spawn(self.store.struck(room.id, side, self.rules()))
+
+    async def joined(self, room_id: str, sides: list[int]) -> None:
+        """A paired room's seats were joined: no longer in flight (server/rooms/cooldowns.py)."""
+        await self.store.joined(room_id, sides)
 
     async def _cancel(self, conn: Conn, msg: S.Cancel) -> S.Seeking:
         mine = self.mine.get(msg.seek)
@@ -235,13 +278,14 @@ class Lobby:
 
     async def _rating(self, player: str | None, game: str) -> tuple[int | None, bool]:
         """The rating the seek shows: the archive's, or, when it does not answer within
-        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating). The
-        pairing never depends on it; the game's rating moves when it is archived."""
+        ``DEADLINE_S``, the last one this node read (none: the seek shows no rating, and is
+        paired as ``S.DEFAULT_RATING``). The game's rating moves when it is archived."""
         if player is None or self.archive is None:
             return None, False
         db, known = self.archive, self.ratings.get((player, game), (None, False))
         try:
-            found = (await db.within(DEADLINE_S, games.rating_of, db, [player], game)).get(player)
+            rated = await db.within(DEADLINE_S, standings.rating_of, db, [player], game, now_ms())
+            found = rated.get(player)
         except Exception as exc:  # the archive is slow or down: the seek goes on
             if isinstance(exc, DOWN):
                 db.failed(exc)
@@ -329,4 +373,4 @@ class Lobby:
                 await self.deliver(S.decode_pairing(answer))
             elif seek_id in self.mine:
                 self._forget(seek_id)  # gone (swept while this node could not refresh it)
-        await self.store.sweep()
+        await self.store.sweep(self.rules())

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 def room_expiry(settings: Settings, created_ms: int, now: int, waiting: bool = False) -> int:
     """When a room expires if nobody comes back: its longest life after creation, or its
     idle life after ``now``, whichever is first; a room whose finished games still wait for
-    the archive lives its idle life after ``now`` at least (server/live/archiving.py)."""
+    the archive lives its idle life and the archive's retry delay after ``now`` at least, so
+    that it is still there when the sweep tries it (server/live/archiving.py)."""
     end = min(created_ms + settings.room_ttl_ms, now + settings.idle_ttl_ms)
-    return max(end, now + settings.idle_ttl_ms) if waiting else end
+    return max(end, now + settings.idle_ttl_ms + settings.archive_retry_ms) if waiting else end
 
 
 def now_ms() -> int:

@@ -92,13 +92,14 @@ class Node:
         if archive is not None:
             offload = lambda: self.offload  # noqa: E731  (set by the app after the node)
             self.archiver = Archiver(settings, store, archive, self.clock, self.change, offload)
-            self.identities = identities or Identities(archive)
+            self.identities = identities or Identities(archive, store)
         self._tasks: list[asyncio.Task[None]] = []
         # Clocks and the lobby (server/live/flags.py, server/live/lobby.py)
         self.flags = Flags(Deadlines(store.link, store.prefix), self.change)
         self.lobby = Lobby(
             settings, store, self.node_id, self.create_room, archive, self.identities
         )
+        self.flags.judged = self.lobby.judged
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -133,8 +134,8 @@ class Node:
         """Milliseconds by the store's clock (server/live/local.py ``StoreClock``)."""
         return self.clock.now()
 
-    def expire_at(self, created_ms: int, now: int | None = None, waiting: bool = False) -> int:
-        return room_expiry(self.settings, created_ms, self.now() if now is None else now, waiting)
+    def expire_at(self, created_ms: int, now: int | None = None) -> int:
+        return room_expiry(self.settings, created_ms, self.now() if now is None else now)
 
     # the one write path ------------------------------------------------------
     async def change(
@@ -200,9 +201,8 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            expire = self.expire_at(new.created_ms, now, bool(new.waiting))
             result, append = await writes.store(
-                self.store, self.flags, current, new, notice, append, expire
+                self.store, self.flags, current, new, notice, append, self.settings, now
             )
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
@@ -339,7 +339,7 @@ class Node:
                 await handler(self, conn, msg)
         except Refused as r:
             result = r.code
-            conn.send_msg(P.error(r.code, r.message, intent_id))
+            conn.send_msg(P.error(r.code, r.message, intent_id, r.retry_after_ms))
         except RedisError as exc:  # the store is unreachable: nothing was acknowledged
             result = "store-down"
             health.STORE.failed(exc)  # logged once per outage

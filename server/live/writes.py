@@ -4,10 +4,13 @@ with it.
 A move whose notice the store may append to the room (``rooms.stored``) sends only that
 notice; any other change, and a room stored in another layout than the one this node writes
 (the script answers 3: a whole record, or the other release's during an upgrade), sends the
-room whole, in the layout the store asks for (``store.layout``). A clocked room's deadline
-goes into the index (``flags.py``) ahead of the compare-and-set: its command is queued on the
-connection first, so the index is never later than the room it points at, and the two cost one
-round trip, not two.
+room whole, in the layout the store asks for (``store.layout``). The same compare-and-set keeps
+the room's place in the archive's waiting set (``server/store/waiting.py``): in line, due after
+``NYUMBA_ARCHIVE_RETRY_MS``, while finished games wait in the room; out of it once the last was
+archived; untouched by every change of a room where none waits (the moves of a game being
+played). A clocked room's deadline goes into the index (``flags.py``) ahead of the
+compare-and-set: its command is queued on the connection first, so the index is never later
+than the room it points at, and the two cost one round trip, not two.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import asyncio
 
 from server.live.flags import Flags
+from server.live.local import room_expiry
+from server.ops.config import Settings
 from server.rooms import stored
 from server.rooms.layout import mark
 from server.rooms.room import Room
@@ -22,10 +27,24 @@ from server.store.store import Store
 
 
 async def store(
-    db: Store, flags: Flags, current: Room, new: Room, notice: bytes, append: bool, expire: int
+    db: Store,
+    flags: Flags,
+    current: Room,
+    new: Room,
+    notice: bytes,
+    append: bool,
+    settings: Settings,
+    now: int,
 ) -> tuple[int, bool]:
-    """Store ``new`` over ``current``: the compare-and-set's answer (0 stored, 1 another node
-    wrote first, 2 the store went back in time, -1 no room) and whether the move was appended."""
+    """Store ``new`` over ``current`` at ``now`` (store ms): the compare-and-set's answer (0
+    stored, 1 another node wrote first, 2 the store went back in time, -1 no room) and whether
+    the move was appended."""
+    expire = room_expiry(settings, new.created_ms, now, bool(new.waiting))
+    line = ""  # the room's place in the waiting set (``_CAS``'s ARGV[10])
+    if new.waiting:
+        line = str(now + settings.archive_retry_ms)
+    elif current.waiting:
+        line = "done"
     indexing = None
     if new.clock is not None:
         indexing = asyncio.ensure_future(flags.index(current, new))
@@ -44,6 +63,7 @@ async def store(
             expected_stamp=current.stamp,
             append=b"" if whole else stored.record(notice),
             under=mark(written),
+            waiting=line,
         )
         if result != 3:  # 3: stored in another layout than the one written: write it whole
             break

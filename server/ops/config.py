@@ -51,7 +51,7 @@ _HELP = {
     "NYUMBA_KEY_PREFIX": "prefix of every key and channel",
     "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
     "NYUMBA_IDLE_TTL_MS": "a room's life after the last connection left",
-    "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer",
+    "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer, or claim a rated game",
     "NYUMBA_RATED_PAIR_DAILY": "rated games between the same two players in 24 hours; later ones are played unrated",
     "NYUMBA_RATED_SAME_ADDRESS": "rate games whose two players connect from one address (a club behind one NAT); off: such games are unrated",
     "NYUMBA_PRESENCE_TTL_MS": "a connection's presence lasts this long unless refreshed",
@@ -68,12 +68,13 @@ _HELP = {
     "NYUMBA_RATE_MESSAGES_PER_ADDRESS": "everything from one address per rate window, its sockets together",
     "NYUMBA_RATE_WINDOW_MS": "the rate window",
     "NYUMBA_ROOMS_PER_MINUTE": "rooms one client address may create per minute",
+    "NYUMBA_IDENTITIES_PER_MINUTE": "new players and passkey challenges one client address may make per minute, all nodes together",
     "NYUMBA_SOCKETS_PER_ROOM": "connections in one room, all nodes together",
     "NYUMBA_ALLOWED_ORIGINS": "origins whose pages may open the WebSocket (none: the page's own origin only)",
     "NYUMBA_PUBLIC_URL": "the address players open (scheme://host[:port]; none: http://localhost:PORT): passkeys belong to its host, and are made and used only from it",
     "NYUMBA_FORWARDED_ALLOW_IPS": "proxies whose X-Forwarded-For and -Proto are believed (client address, quotas)",
     "NYUMBA_SOCKETS_PER_ADDRESS": "WebSockets one client address may hold, all nodes together",
-    "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this",
+    "NYUMBA_JOIN_DEADLINE_MS": "a new WebSocket must join a room within this, and a player paired in the lobby their room",
     "NYUMBA_OPENS_PER_MINUTE": "WebSockets one client address may open per minute, all nodes together",
     "NYUMBA_JOINS_PER_MINUTE": "joins one client address may send per minute, all nodes together",
     "NYUMBA_ROOM_VISITORS_PER_MINUTE": "visitors (joins without a seat token) one room may take per minute, all nodes together",
@@ -93,6 +94,8 @@ _HELP = {
     "NYUMBA_SEEKS_PER_ADDRESS": "open seeks one client address may hold in the lobby, all nodes together",
     "NYUMBA_SEEKS_PER_NODE": "open seeks one node holds for its connections",
     "NYUMBA_QUICK_POOLS": "the start page's quick-pairing buttons: game[:option=value…]@initial_s+increment_s, comma-separated",
+    "NYUMBA_SEEK_COOLDOWNS_MS": "a player or address paired in the lobby that misses the join deadline may not seek for this long: the 1st, 2nd, … miss within 24 h (the last for every further one)",
+    "NYUMBA_PAIRINGS_PER_ADDRESS": "lobby pairings one client address may have waiting for its seat to be joined, all nodes together",
     "NYUMBA_ABORT_MS": "a clocked game is aborted if a side has not made its first move within this",
     "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
 }
@@ -180,6 +183,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ] = 4_000
     rate_window_ms: Annotated[int, _bounded(100, 3_600_000, "NYUMBA_RATE_WINDOW_MS")] = 20_000
     rooms_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_ROOMS_PER_MINUTE")] = 30
+    # A school behind one address whose pupils all arrive in one minute gets its players; a
+    # flood gets 2 a second, and what it never uses is gone a day later (docs/privacy.md).
+    identities_per_minute: Annotated[
+        int, _bounded(1, 1_000_000_000, "NYUMBA_IDENTITIES_PER_MINUTE")
+    ] = 120
     sockets_per_room: Annotated[int, _bounded(2, 100_000, "NYUMBA_SOCKETS_PER_ROOM")] = 64
     allowed_origins: Annotated[
         tuple[str, ...],
@@ -211,6 +219,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     seeks_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_SEEKS_PER_ADDRESS")] = 8
     seeks_per_node: Annotated[int, _bounded(1, 10_000_000, "NYUMBA_SEEKS_PER_NODE")] = 20_000
     abort_ms: Annotated[int, _bounded(1000, 3_600_000, "NYUMBA_ABORT_MS")] = 30_000
+    # server/rooms/cooldowns.py says why these numbers
+    seek_cooldowns_ms: Annotated[
+        str,
+        Meta(
+            pattern=r"^[0-9]{1,9}(,[0-9]{1,9}){0,15}$",
+            extra=_v("NYUMBA_SEEK_COOLDOWNS_MS", "comma-separated milliseconds, 1 to 16 of them"),
+        ),
+    ] = "120000,300000,600000,1200000,2400000,3600000"
+    pairings_per_address: Annotated[int, _bounded(1, 1_000_000, "NYUMBA_PAIRINGS_PER_ADDRESS")] = 1
     quick_pools: Annotated[
         str, Meta(pattern=_POOLS, extra=_v("NYUMBA_QUICK_POOLS", "such as kalah:seeds=4@180+2"))
     ] = "kalah:seeds=4@180+2,oware@300+3,bao-kiswahili@600+5"

@@ -3,7 +3,7 @@
 Owns the wire messages (``protocol``: every WebSocket message declared once, the one
 strict decoder, the JSON Schema), display names (``names``), the room record and its
 seats (``room``), the answers kept for intent ids (``answers``), what a finished game's archive row holds
-(``finished``), Glicko-2 ratings (``glicko2``), the judging of every
+(``finished``), the judging of every
 intent (``judge``: ``judge(room, intent, context) -> Change``, one dispatch table), the
 views drawn from a room (``view``: the ``state`` message, history, record) and the
 notices a room's channel carries between nodes (``notice``), game clocks (``clock``, and

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 import engine
-from server.rooms.ratedness import RATED
+from server.rooms.fairplay import rated
 from server.rooms.room import Change, Context, Finished, Position, Room, changed
 
 GAME_ID_BYTES = 9  # 72 random bits, 12 characters: a permanent game's id in /g/{id}
@@ -55,7 +55,7 @@ def finished(room: Room, now_ms: int) -> Finished:
         game=room.game,
         options=dict(room.options),
         mode=room.mode,
-        rated=room.ratedness == RATED,  # fixed at the start (server/rooms/ratedness.py)
+        rated=rated(room),
         players=[s.player for s in room.seats],
         names=[s.name for s in room.seats],
         holders=[s.holder for s in room.seats],

@@ -21,7 +21,9 @@ import msgspec
 import engine
 from server.rooms import protocol as P
 from server.rooms.answers import Keep, keep, recall, remember
+from server.rooms.fairplay import finish
 from server.rooms.finished import Archived, archived, ended
+from server.rooms.leaving import COMMANDS as LEAVING
 from server.rooms.ratedstart import fixed
 from server.rooms.room import (
     Change,
@@ -134,14 +136,10 @@ def computer_move(room: Room, pos: Position, intent: ComputerMove, ctx: Context)
     return _play(room, pos, intent.side, intent.move, None)
 
 
-def _finish(room: Room, outcome: engine.Outcome) -> Room:
-    return changed(room, version=room.version + 1, outcome=outcome, offer=None)
-
-
 def resign(room: Room, pos: Position, intent: P.Resign, ctx: Context) -> Change:
     side = acting_side(room, pos, ctx.sides)
     _not_over(room)
-    new = _finish(room, engine.resigned(side))
+    new = finish(room, engine.resigned(side), side)
     return Change(new, reply=_ack(intent, new))
 
 
@@ -223,6 +221,7 @@ def rematch(room: Room) -> Room:
         offer=None,
         games=(room.games + [played])[-GAMES_KEPT:],
         archive_id="",
+        ended_by=-1,
     )
 
 
@@ -241,7 +240,7 @@ def offer(room: Room, pos: Position, intent: P.Offer, ctx: Context) -> Change:
         if room.mode == "computer":
             raise Refused("not-allowed", "The computer does not take draw offers.")
         if room.mode == "local":
-            new = _finish(room, engine.agreed_draw())
+            new = finish(room, engine.agreed_draw())
             return Change(new, reply=_ack(intent, new))
     if kind == "takeback":
         if room.mode != "friend":
@@ -263,45 +262,13 @@ def reply(room: Room, pos: Position, intent: P.Reply, ctx: Context) -> Change:
     if not intent.accept:
         return Change(changed(room, offer=None), events=events, reply=_ack(intent, None))
     if o.kind == "draw":
-        change = Change(_finish(room, engine.agreed_draw()))
+        change = Change(finish(room, engine.agreed_draw()))
     elif o.kind == "takeback":
         change = _take_back_to(room, o.by)
     else:
         change = Change(rematch(room))
     change.events, change.reply = events, _ack(intent, change.room)
     return change
-
-
-def hand_over(room: Room, pos: Position, intent: P.HandOver, ctx: Context) -> Change:
-    """Give the absent opponent's seat to the computer, at the room's hand-over level."""
-    side = acting_side(room, pos, ctx.sides)
-    if room.mode != "friend" or len(ctx.sides) != 1:
-        raise Refused("not-allowed", "Only a friend room's player can hand over the other seat.")
-    other = 1 - side
-    seat = room.seats[other]
-    if seat.holder == "computer":
-        raise Refused("not-allowed", "The computer already holds that seat.")
-    if seat.token_hash is None:
-        # Nobody ever took it: the invited friend may still come, and must find it free.
-        raise Refused("not-allowed", "Nobody has taken that seat yet; the invite still holds it.")
-    present, last_seen = ctx.presence.get(other, (False, 0))
-    since = max(last_seen, seat.claimed_ms, room.created_ms)
-    if present or ctx.now_ms - since < ctx.absent_ms:
-        raise Refused("not-absent")
-    seats = list(room.seats)
-    seats[other] = msgspec.structs.replace(seat, holder="computer", level=room.handover_level)
-    return Change(changed(room, seats=seats, offer=None), reply=_ack(intent, None))
-
-
-def reclaim(room: Room, pos: Position, intent: P.Reclaim, ctx: Context) -> Change:
-    _seated(ctx.sides)
-    seats = list(room.seats)
-    for side in ctx.sides:
-        if seats[side].holder == "computer" and seats[side].token_hash is not None:
-            seats[side] = msgspec.structs.replace(seats[side], holder="person", level=None)
-    if seats == room.seats:
-        raise Refused("not-allowed", "The computer does not hold your seat.")
-    return Change(changed(room, seats=seats), reply=_ack(intent, None))
 
 
 def hint(room: Room, pos: Position, intent: P.Hint, ctx: Context) -> Change:
@@ -389,11 +356,10 @@ COMMANDS: dict[type, Command] = {
     P.Offer: offer,
     P.Reply: reply,
     P.Undo: undo,
-    P.HandOver: hand_over,
-    P.Reclaim: reclaim,
     P.Hint: hint,
     ComputerMove: computer_move,
     Keep: keep,
     Archived: archived,
     **TIMED,
+    **LEAVING,
 }

@@ -23,7 +23,7 @@ from server.rooms import seeks as S
 
 SHOWN = 40  # open seeks one watcher is shown, at most
 NEAR_STEP = 100  # ``near`` is rounded to this: nearby watchers share one view
-DEFAULT_NEAR = 1500  # the rating every player starts with (Glicko-2), for a seek without one
+DEFAULT_NEAR = S.DEFAULT_RATING  # the rating every player starts with (Glicko-2)
 
 
 class ViewKey(NamedTuple):

@@ -16,10 +16,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from engine.analysis import Analysis
 from engine.core import Choice, Outcome, Step
-from server.rooms import names, ratedness, seeks
+from server.rooms import names, seeks
 from server.rooms.clock import Clock
+from server.rooms.codes import ADJUDICATIONS, ERRORS  # the closed lists, kept apart
+from server.rooms.httpanswers import AnalysisStatus
 from server.rooms.moved import Moved
 
 # Bounds shared by the declarations (hardening issue tightens these further).
@@ -150,6 +151,15 @@ class Abort(_In, frozen=True, tag="abort"):
     id: IntentId | None = None
 
 
+class Claim(_In, frozen=True, tag="claim"):
+    """A rated game whose opponent has left: claim the win (``kind`` ``"win"``) or a draw,
+    once its seat has been absent past the wait and its clock runs (PROTOCOL.md, "Leaving")."""
+
+    room: RoomId
+    kind: Literal["win", "draw"]
+    id: IntentId | None = None
+
+
 class Ping(_In, frozen=True, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
@@ -157,8 +167,8 @@ class Ping(_In, frozen=True, tag="ping"):
 
 
 ClientMessage = (
-    Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Ping
-    | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
+    Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Claim
+    | Ping | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
 )  # fmt: skip
 
 
@@ -256,11 +266,13 @@ class Ack(_Out, frozen=True, tag="ack"):
 
 class Error(_Out, frozen=True, tag="error"):
     """A refused message: a stable ``code`` and a sentence. ``id`` is the
-    intent id it answers, if any. Nothing changed."""
+    intent id it answers, if any. Nothing changed. ``retry_after_ms``: for a refusal that
+    lasts a while (``cooldown``, ``pairing-pending``), how long until it may end."""
 
     code: str
     message: str
     id: str | None = None
+    retry_after_ms: int | None = None
 
 
 class OfferMade(_Out, frozen=True, tag="offer"):
@@ -297,58 +309,6 @@ ServerMessage = (
     | seeks.Lobby | seeks.Seeking | seeks.Paired
 )  # fmt: skip
 
-# -- HTTP answers -------------------------------------------------------------------------
-
-
-class AnalysisStatus(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The answer of ``POST /api/analysis`` and ``GET``/``DELETE /api/analysis/{key}``
-    (``server/computer/analysis.py``): ``running`` with ``done`` of ``total`` jobs (positions, then
-    best lines), ``done`` with the ``analysis`` (``engine.analysis.Analysis``), or
-    ``cancelled``/``failed`` with a sentence. ``done`` and ``total`` are always there (a
-    finished analysis: both its count of jobs). ``cancel_token``: only in the answer of a
-    POST that asked for a running analysis, the asker's secret (DELETE it with
-    ``Authorization: Bearer <cancel_token>``)."""
-
-    key: str
-    status: Literal["running", "done", "cancelled", "failed"]
-    done: int
-    total: int
-    analysis: Analysis | None = None
-    message: str | None = None
-    cancel_token: str | None = None
-
-
-def encode_http(answer: msgspec.Struct) -> bytes:
-    return _encoder.encode(answer)
-
-
-# Error codes, each with the sentence the server uses by default.
-ERRORS: dict[str, str] = {
-    "bad-json": "The message is not valid JSON.",
-    "bad-message": "The message does not match the protocol.",
-    "not-joined": "Join a room before sending this message.",
-    "no-room": "There is no such room (it may have expired).",
-    "wrong-room": "This connection is joined to another room.",
-    "bad-token": "That seat token does not belong to this room.",
-    "not-seated": "Spectators cannot do that.",
-    "game-over": "The game is over.",
-    "not-your-turn": "It is not your turn.",
-    "stale": "The game has moved on; here is the current state.",
-    "illegal": "That move is not legal here.",
-    "bad-notation": "That is not a move in this game's notation.",
-    "no-offer": "There is no such offer to answer.",
-    "not-allowed": "That is not possible in this room.",
-    "not-absent": "The opponent's seat is not absent long enough to hand over.",
-    "id-reused": "That id already named another intent; use a new id for each intent.",
-    "busy": "The room is busy; try again.",
-    "too-large": "The message is too large.",
-    "rate-limited": "Too many messages.",
-    "room-full": "The room has as many visitors as it can take.",
-    "internal": "The server could not handle that message; nothing changed.",
-    **seeks.ERRORS,
-    **ratedness.ERRORS,
-}
-
 _decoder = msgspec.json.Decoder(ClientMessage)
 _encoder = msgspec.json.Encoder()
 
@@ -362,8 +322,10 @@ def encode(message: msgspec.Struct) -> bytes:
     return _encoder.encode(message)
 
 
-def error(code: str, message: str | None = None, id: str | None = None) -> Error:
-    return Error(code=code, message=message or ERRORS[code], id=id)
+def error(
+    code: str, message: str | None = None, id: str | None = None, retry_after_ms: int | None = None
+) -> Error:
+    return Error(code=code, message=message or ERRORS[code], id=id, retry_after_ms=retry_after_ms)
 
 
 def schema() -> dict[str, Any]:
@@ -380,6 +342,7 @@ def schema() -> dict[str, Any]:
             {"title": "server to client", **server},
         ],
         "errors": ERRORS,
+        "adjudications": ADJUDICATIONS,
         "http": {"analysis": analysis},
     }
 

@@ -32,10 +32,11 @@ Mode = Literal["friend", "computer", "local"]
 class Refused(Exception):
     """An intent the room refuses: a protocol error code and a sentence; nothing changes."""
 
-    def __init__(self, code: str, message: str | None = None):
+    def __init__(self, code: str, message: str | None = None, retry_after_ms: int | None = None):
         super().__init__(code)
         self.code = code
         self.message = message or P.ERRORS[code]
+        self.retry_after_ms = retry_after_ms  # when asking again may be answered otherwise
 
 
 # Rooms and their parts are plain values that never form a cycle: gc=False keeps them out of
@@ -122,6 +123,7 @@ class Room(msgspec.Struct, gc=False):
     rated: bool = False  # the room's games are asked to be rated (lobby games may be)
     # The current game's ratedness, fixed at its start ("": not started; server/rooms/ratedness.py)
     ratedness: str = ""
+    ended_by: int = -1  # who aborted or left a game that ended so (rooms/fairplay.py); -1: none
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)

@@ -3,11 +3,14 @@
 Pure. A *seek* is a player's standing offer to play: a game and its options, a clock (or
 none), a side preference, rated or not. It lives in the store (``server/store/lobby.py``,
 one hash slot) only while its seeker's connection does. A new seek is first offered to the
-seeks already waiting in its *pool* (the same game, options, clock and ratedness): the oldest
-compatible one is paired with it at once; else it waits, listed in the lobby. Clicking a
-listed seek (``accept``) pairs with it. The store's script decides a pairing atomically; the
-rules it applies are written here too (``compatible``, ``sides_of``), and the tests hold the
-script to them.
+seeks already waiting in its *pool* (the same game, options, clock and ratedness): the
+compatible one whose rating is nearest the newcomer's is paired with it at once, the oldest
+first among equals (``nearest``; a seek without a rating counts as ``DEFAULT_RATING``); else it
+waits, listed in the lobby. Clicking a listed seek (``accept``) pairs with it. The store's
+script decides a pairing atomically; the rules it applies are written here too
+(``compatible``, ``sides_of``, ``nearest``), and the tests hold the script to them. Who may
+seek at all — the cooldown after a no-show, one pairing in flight per address — is
+``server/rooms/cooldowns.py``'s.
 
 The lobby's messages share the protocol's ``t`` tag (``server/rooms/protocol.py`` puts them
 in its unions; ``server/PROTOCOL.md``, "The lobby").
@@ -62,10 +65,11 @@ def _check_name(name: str | None) -> None:
 
 
 class Seek(_LobbyIn, frozen=True, tag="seek"):
-    """Offer to play: paired at once with the oldest compatible seek of the same pool, else
-    listed in the lobby until paired, cancelled or the connection closes. ``clock`` null: no
-    clock. ``rated`` needs an identified player (the page's cookie). ``name`` as ``join``'s.
-    A connection holds one seek at a time; a resend of the same ``id`` is answered the same."""
+    """Offer to play: paired at once with the compatible seek of the same pool nearest in
+    rating (the oldest among equals), else listed in the lobby until paired, cancelled or the
+    connection closes. ``clock`` null: no clock. ``rated`` needs an identified player (the
+    page's cookie) and a clock (``problem``). ``name`` as ``join``'s. A connection holds one
+    seek at a time; a resend of the same ``id`` is answered the same."""
 
     game: Game
     options: dict[str, Any] = {}
@@ -155,6 +159,9 @@ class Paired(_LobbyOut, frozen=True, tag="paired"):
 
 
 ERRORS = {
+    "rated-needs-clock": "A rated seek needs a clock: choose a time control, or seek unrated.",
+    "cooldown": "You missed a game you were paired for; you may seek again later.",
+    "pairing-pending": "A game paired from your address is waiting for its player to join it.",
     "no-seek": "There is no such open seek (it was paired, cancelled, or its player left).",
     "seek-limit": "Too many open seeks from this address or on this server; try again later.",
     "seeking": "This connection already has an open seek; cancel it first.",
@@ -213,6 +220,31 @@ def pool_of(game: str, options: dict[str, Any], clock: Control | None, rated: bo
     """The pool a seek waits in: seeks pair only within one (the same game as played)."""
     timing = None if clock is None else [clock.initial_ms, clock.increment_ms]
     return json.dumps([game, sorted(options.items()), timing, rated], separators=(",", ":"))
+
+
+DEFAULT_RATING = 1500  # the rating a seek without one counts as when pairing (a new player's)
+
+
+def problem(seek: Seek) -> str | None:
+    """The error code a seek is refused with whoever sends it, or None. A rated game needs a
+    clock: without one, the player about to lose could leave and nothing would ever end it."""
+    if seek.rated and seek.clock is None:
+        return "rated-needs-clock"
+    return None
+
+
+def rating_of(rec: SeekRec) -> int:
+    """The rating a seek is paired by: its seeker's, or ``DEFAULT_RATING`` without one."""
+    return DEFAULT_RATING if rec.rating is None else rec.rating
+
+
+def nearest(newcomer: SeekRec, waiting: list[tuple[int, SeekRec]]) -> SeekRec | None:
+    """The waiting seek (each with the store's time it was posted) that the newcomer is
+    paired with: among the compatible ones, the nearest in rating, then the oldest (then the
+    smaller id, for seeks posted in one millisecond)."""
+    fits = [(abs(rating_of(w) - rating_of(newcomer)), at, w.id, w) for at, w in waiting]
+    fits = [f for f in fits if compatible(newcomer, f[3])]
+    return min(fits, key=lambda f: f[:3])[3] if fits else None
 
 
 def compatible(a: SeekRec, b: SeekRec) -> bool:

@@ -19,7 +19,8 @@ import engine
 from engine.ai import BUDGETS, LEVELS, family
 from server.rooms import clock as C
 from server.rooms import protocol as P
-from server.rooms.room import Change, Context, Position, Refused, Room, changed
+from server.rooms.fairplay import aborted, finish
+from server.rooms.room import Change, Context, Position, Refused, Room
 
 
 class Flag(msgspec.Struct, frozen=True):
@@ -30,10 +31,6 @@ class Flag(msgspec.Struct, frozen=True):
 
 def timeout(loser: int) -> engine.Outcome:
     return engine.Outcome(winner=1 - loser, reason="timeout", adjudication="timeout")
-
-
-def aborted() -> engine.Outcome:
-    return engine.Outcome(winner=None, reason="aborted", adjudication="aborted")
 
 
 def started(room: Room) -> bool:
@@ -64,7 +61,9 @@ def state_clock(room: Room, now_ms: int) -> C.Clock | None:
 
 # The intents a run-out clock answers by ending the game (a join, a kept answer or the
 # archive's note do not act in the game; the computer's move, which has a ``move``, does).
-_ACTING = (P.Move, P.Resign, P.Offer, P.Reply, P.Undo, P.HandOver, P.Reclaim, P.Abort, Flag)
+_ACTING = (
+    P.Move, P.Resign, P.Offer, P.Reply, P.Undo, P.HandOver, P.Reclaim, P.Abort, P.Claim, Flag
+)  # fmt: skip
 
 
 def _claimed(rec: C.ClockRec, intent: Any, ctx: Context) -> int | None:
@@ -88,13 +87,12 @@ def _overdue(room: Room, pos: Position, intent: Any, ctx: Context) -> Change | N
     zero = C.ran_out(rec, started(room), ctx.now_ms, _claimed(rec, intent, ctx))
     if zero is None:
         return None
-    if rec.running >= 0:
-        outcome, why = timeout(rec.running), "The game is over: a clock ran out."
+    if rec.running >= 0:  # inside fair play's window, a flag aborts the game too
+        outcome, side, why = timeout(rec.running), rec.running, "The game is over: a clock ran out."
     else:
-        outcome, why = aborted(), "The game was aborted: a first move did not come in time."
-    new = changed(
-        room, version=room.version + 1, outcome=outcome, offer=None, clock=C.stopped(rec, zero)
-    )
+        outcome, side = aborted(), pos.to_move
+        why = "The game was aborted: a first move did not come in time."
+    new = finish(room, outcome, side, clock=C.stopped(rec, zero))
     reply = None
     if getattr(intent, "id", None) is not None:
         reply = P.error("game-over", why, intent.id)
@@ -114,7 +112,7 @@ def abort(room: Room, pos: Position, intent: P.Abort, ctx: Context) -> Change:
         raise Refused("game-over")
     if room.clock is None or started(room):
         raise Refused("not-allowed", "A game can be aborted only before both sides have moved.")
-    new = changed(room, version=room.version + 1, outcome=aborted(), offer=None)
+    new = finish(room, aborted(), ctx.sides[0])
     return Change(
         new, reply=None if intent.id is None else P.Ack(id=intent.id, version=new.version)
     )

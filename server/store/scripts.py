@@ -1,7 +1,8 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence (the room's channel is named as its key). ARGV: expected rev, new rev,
+# KEYS: room, presence, and with ARGV[11] the room's waiting set (in the room's slot:
+# server/store/waiting.py); the room's channel is named as its key. ARGV: expected rev, new rev,
 # data, expire-at ms, (unused: it was the channel), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
 # has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
@@ -14,6 +15,12 @@
 # writing ``data`` (it is the notice's length: server/rooms/stored.py); ARGV[10] is the mark of
 # the layout the node writes (server/rooms/layout.py): 3 when the stored room has another (a
 # whole record, or the other layout of a rolling upgrade): the node writes it whole.
+# ARGV[11] (with KEYS[3]): absent or '' leaves the waiting set alone (a game's moves send
+# neither); a time (ms) when the stored room has finished games waiting for the archive: the
+# room joins the waiting set, due then, unless it is in it already (NX: a due time is never put
+# off by a chat); 'done' when the room's last waiting game was archived: the room leaves it. So
+# a game's end and its place in line are one write: a node that dies right after it leaves the
+# game in line.
 _CAS = """
 local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
 if not cur[1] then return -1 end
@@ -31,6 +38,12 @@ end
 redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'stamp', ARGV[7], 'data', data)
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+local line = ARGV[11] or ''
+if line == 'done' then
+  redis.call('ZREM', KEYS[3], string.match(KEYS[1], '{(.*)}'))
+elseif line ~= '' then
+  redis.call('ZADD', KEYS[3], 'NX', line, string.match(KEYS[1], '{(.*)}'))
+end
 if ARGV[6] ~= '' then redis.call('PUBLISH', KEYS[1], ARGV[6]) end
 return 0
 """

@@ -9,6 +9,8 @@ slot and each script touches one slot)::
     <prefix>room:{id}:lease            the node playing the room's computer seat (short TTL)
     <prefix>room:{id}:sync             written before WAIT (``NYUMBA_ACK_REPLICAS``; 60 s TTL)
     <prefix>quota:rooms:{addr}:<min>   rooms created by a client address in a minute
+    <prefix>archive:{waiting}          rooms whose finished games wait (server/store/waiting.py;
+    <prefix>archive:waiting:{<tag>}    on a Cluster, one set per slot: server/store/slots.py)
     channel <prefix>room:{id}          notices (``Notice``, msgpack)
     channel <prefix>node:{node}        one node's own channel
 
@@ -26,7 +28,8 @@ from redis.exceptions import ResponseError
 from server.ops import metrics
 from server.rooms import layout
 from server.rooms.notice import REREAD
-from server.store import topology
+from server.store import slots, topology
+from server.store.cluster import slot_of
 from server.store.replicas import Replicas
 from server.store.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 from server.store.scripts import (
@@ -78,6 +81,8 @@ class Store:
         self.link = t.link
         self.redis = t.redis
         self.sharded = t.kind == "cluster"
+        if self.sharded:
+            slots.tag_of(0)  # the slots' tags are found now, not at a first game's end
         self._cas = self.link.script(_CAS_SHARDED if self.sharded else _CAS)
         self._create = self.link.script(_CREATE)
         self._touch = self.link.script(_TOUCH)
@@ -101,6 +106,13 @@ class Store:
 
     def lease_key(self, room_id: str) -> str:
         return self.room_key(room_id) + ":lease"
+
+    def waiting_key(self, room_id: str) -> str:
+        """The waiting set the room's compare-and-set puts it in: the one set, or on a
+        Cluster its slot's (``server/store/waiting.py``)."""
+        if not self.sharded:
+            return f"{self.prefix}archive:{{waiting}}"
+        return f"{self.prefix}archive:waiting:{{{slots.tag_of(slot_of(self.room_key(room_id)))}}}"
 
     def channel(self, room_id: str) -> str:
         return self.room_key(room_id)
@@ -142,15 +154,23 @@ class Store:
         expected_stamp: str = "",
         append: bytes = b"",
         under: bytes = b"",
+        waiting: str = "",
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
         see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not in the
         layout ``under`` marks: write ``data`` whole). ``append``: the notice is a move to add
         to the stored room instead, after these bytes (``server/rooms/stored.py``), if the
-        room's first byte is ``under`` (``server/rooms/layout.py``)."""
+        room's first byte is ``under`` (``server/rooms/layout.py``). ``waiting``: the room's
+        place in the waiting set, in the same write (``_CAS``'s ARGV[11]: '', a due time,
+        'done')."""
+        keys = [self.room_key(room_id), self.presence_key(room_id)]
+        line: list[str] = []  # a game's moves send no more than before the waiting set came
+        if waiting:
+            keys.append(self.waiting_key(room_id))
+            line.append(waiting)
         result = int(
             await self._cas(
-                keys=[self.room_key(room_id), self.presence_key(room_id)],
+                keys=keys,
                 args=[
                     expected_rev,
                     new_rev,
@@ -162,6 +182,7 @@ class Store:
                     expected_stamp,
                     append,
                     under,
+                    *line,
                 ],
             )
         )
@@ -190,9 +211,10 @@ class Store:
             self._replicas = Replicas(self.topology.spare(), count, timeout_ms)
         return await self._replicas.confirm(self.room_key(room_id))
 
-    async def count_room_creation(self, address: str, minute: int) -> int:
-        """Rooms created from ``address`` in ``minute`` (this one included)."""
-        key = f"{self.prefix}quota:rooms:{{{address}}}:{minute}"
+    async def count_in_minute(self, what: str, address: str, minute: int) -> int:
+        """One more ``what`` (rooms, identities) from ``address`` in ``minute``: how many
+        so far, this one included. Every node counts in the same key."""
+        key = f"{self.prefix}quota:{what}:{{{address}}}:{minute}"
         count, _ = await self.link.execute_many([("INCR", key), ("EXPIRE", key, 120)])
         return int(count)
 

@@ -23,6 +23,7 @@ from server.computer.analysis import (
 )
 from server.computer.pool import Busy, WorkerFailed
 from server.rooms import protocol as P
+from server.rooms.httpanswers import encode_http
 from server.web import httpguard
 from server.web.httpguard import problem
 
@@ -43,7 +44,7 @@ def routes(analyses: Callable[[], Analyses], allowed_origins: Any) -> list[Route
 
     def answer(status: P.AnalysisStatus, running: int = 202) -> Response:
         code = running if status.status == "running" else 200
-        return Response(P.encode_http(status), code, media_type="application/json")
+        return Response(encode_http(status), code, media_type="application/json")
 
     async def post(request: Request) -> Response:
         if httpguard.cross_site(request, allowed_origins):

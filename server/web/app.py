@@ -64,7 +64,7 @@ from server.rooms import stored, view
 from server.store.layouts import Layouts
 from server.store.store import Store
 from server.web import archive as archive_pages
-from server.web import httpguard, reports, static
+from server.web import httpguard, quota, reports, static
 from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import Health, RoomCreated, create_request
@@ -166,16 +166,6 @@ async def openapi_document(request: Request) -> Response:
     return JSONResponse(openapi())
 
 
-async def over_room_quota(request: Request) -> bool:
-    """Rooms created by this client address this minute, counted in the
-    store so every node enforces one budget."""
-    settings = _settings(request)
-    count = await _node(request).store.count_room_creation(
-        _address(request), _node(request).now() // 60_000
-    )
-    return bool(count > settings.rooms_per_minute)
-
-
 async def create_room(request: Request) -> Response:
     if httpguard.cross_site(request, _settings(request).allowed_origins):
         return _problem(403, "cross-site", "Rooms are created from nyumba's own pages.")
@@ -186,9 +176,12 @@ async def create_room(request: Request) -> Response:
         return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
     except (msgspec.DecodeError, RecursionError):
         return _problem(400, "bad-json", "The room request is not valid JSON.")
-    if await over_room_quota(request):
-        limit = _settings(request).rooms_per_minute
-        return _problem(429, "rate-limited", f"At most {limit} new rooms a minute, please.")
+    limit = _settings(request).rooms_per_minute  # counted in the store, for every node
+    refused = await quota.over(
+        request, "rooms", limit, f"At most {limit} new rooms a minute, please."
+    )
+    if refused is not None:
+        return refused
     room_id = secrets.token_urlsafe(12)  # 96 random bits
     player = None  # the creator's seat is linked to their player (server/web/players.py)
     identities = _node(request).identities
@@ -279,6 +272,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     await store.start()  # a Cluster is found out here
     archive: Database = app.state.archive
     await archive.start()  # migrated, or said why not (play goes on; writes wait)
+    app.state.identities.store = store  # sessions revoked on one node, refused on all
     node = Node(settings, store, archive, app.state.identities)
     layouts = Layouts(store, node.node_id)
     with contextlib.suppress(RedisError):  # (unread, it writes the previous layout: safe)

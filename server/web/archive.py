@@ -9,7 +9,9 @@
     GET /api/archive/{id}/record   the record (engine/RECORDS.md) as a download
     GET /api/players/{id}[?page=N] the player, their ratings, their games newest first (20 a page)
     GET /api/ratings/{game}?players=a,b   those players' ratings in a game (for the seats)
-    GET /api/leaderboard/{game}    the best established ratings in a game
+    GET /api/leaderboard/{game}    the best listed ratings in a game (server/ratings/standing.py)
+    GET /fair-play                 what is rated, aborts, leaving, cooldowns, ratings
+                                   (client/fairplay.html; docs/fairplay.md)
 
 A database that does not answer is ``503 archive-down``; play goes on meanwhile.
 """
@@ -28,7 +30,7 @@ from starlette.routing import Route
 
 import engine
 from engine import records
-from server.archive import games, players
+from server.archive import games, players, standings
 from server.archive.db import DOWN, Database
 from server.live.local import now_ms
 from server.rooms.finished import with_names
@@ -51,7 +53,7 @@ class PlayerPage(msgspec.Struct):
     player: str
     name: str | None
     created_ms: int
-    ratings: list[games.Standing]
+    ratings: list[standings.Standing]
     games: list[games.PlayedGame]
     page: int
     more: bool
@@ -123,7 +125,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             p = await players.get(db(), pid)
             if p is None:
                 return problem(404, "no-player", "No player has that id.")
-            standing = await games.standings(db(), pid)
+            standing = await standings.standings(db(), pid, now_ms())
             listed, more = await games.played(db(), pid, number)
         except DOWN as exc:
             return archive_down(db(), exc)
@@ -139,7 +141,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             return problem(404, "bad-game", "No game profile has that name.")
         wanted = [p for p in request.query_params.get("players", "").split(",") if ID.match(p)]
         try:
-            found = await games.rating_of(db(), wanted[:8], game) if wanted else {}
+            found = await standings.rating_of(db(), wanted[:8], game, now_ms()) if wanted else {}
         except DOWN as exc:
             return archive_down(db(), exc)
         return _json(found)
@@ -149,7 +151,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         if game is None:
             return problem(404, "bad-game", "No game profile has that name.")
         try:
-            return _json(await games.leaderboard(db(), game))
+            return _json(await standings.leaderboard(db(), game, now_ms()))
         except DOWN as exc:
             return archive_down(db(), exc)
 
@@ -159,6 +161,7 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         Route("/leaderboard", page("leaderboard.html")),
         Route("/leaderboard/{game}", page("leaderboard.html")),
         Route("/privacy", page("privacy.html")),
+        Route("/fair-play", page("fairplay.html")),
         Route("/api/archive/{id}", archived),
         Route("/api/archive/{id}/record", archived),
         Route("/api/players/{id}", player),
@@ -193,6 +196,13 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
 
     refused = (408, 413, 415, 503)  # what a body may be refused with (server/web/httpguard.py)
     ceremony = {"challenge": "its id", "options": "the WebAuthn options, as JSON"}
+    standing = {"$ref": "#/components/schemas/Standing"}
+    by_player = {
+        "description": "Each asked player rated in the game: their Standing, by player id",
+        "content": {
+            "application/json": {"schema": {"type": "object", "additionalProperties": standing}}
+        },
+    }
     paths: dict[str, Any] = {
         "/api/me": {
             "get": {
@@ -204,7 +214,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
                 "responses": {
                     "200": ok("Me", "The cookie's player"),
                     "201": ok("Me", "A new player"),
-                    **fails(403, 503),
+                    **fails(403, 429, 503),
                 },
             },
             "patch": {
@@ -226,7 +236,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         "/api/passkeys/register/options": {
             "post": {
                 "summary": "Options to make a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 503)},
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 429, 503)},
             }
         },
         "/api/passkeys/register": {
@@ -239,7 +249,7 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         "/api/passkeys/signin/options": {
             "post": {
                 "summary": "Options to sign in with a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 503)},
+                "responses": {"200": ok(None, str(ceremony)), **fails(400, 429, 503)},
             }
         },
         "/api/passkeys/signin": {
@@ -272,14 +282,17 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
         },
         "/api/ratings/{game}": {
             "get": {
-                "summary": "Players' ratings in a game (?players=a,b)",
+                "summary": "Players' ratings in a game now (?players=a,b; 8 at most)",
                 "parameters": param("game"),
-                "responses": {"200": ok(None, "Standing by player id"), **fails(404, 503)},
+                "responses": {"200": by_player, **fails(404, 503)},
             }
         },
         "/api/leaderboard/{game}": {
             "get": {
-                "summary": "The best established ratings in a game",
+                "summary": (
+                    "The best listed ratings in a game: 10 rated games or more, one in the last"
+                    " 30 days, deviation under 80 after its growth (server/ratings/standing.py)"
+                ),
                 "parameters": param("game"),
                 "responses": {
                     "200": ok("Standing", "The best, highest first", many=True),
@@ -288,4 +301,4 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             }
         },
     }
-    return paths, [P.Me, P.NameChange, P.Answer, ArchivedGame, PlayerPage, games.Standing]
+    return paths, [P.Me, P.NameChange, P.Answer, ArchivedGame, PlayerPage, standings.Standing]

@@ -29,11 +29,17 @@ WS_NOTE = (
     " The same socket carries the lobby, no room needed (server/PROTOCOL.md, 'The lobby'): "
     "`lobby` to watch the open seeks (answered `lobby`: at most 40 that fit its filters, nearest "
     "its rating, and a count of the rest; then updates at most twice a second), `seek` "
-    "(paired at once with the oldest compatible seek of its pool, else listed: `seeking`), "
+    "(paired at once with the compatible seek of its pool nearest its rating, the oldest among "
+    "equals, else listed: `seeking`; a rated seek needs a clock, `rated-needs-clock`), "
     "`accept` a listed seek, `cancel` one's own; a pairing sends each player `paired` with the "
     "room and its seat token. A clocked room's `state` carries `clock` (each side's time left, "
     "which runs); a game ends on time (`adjudication` `timeout`) or without a result before "
-    "both first moves (`aborted`, or the `abort` intent) ('Clocks')."
+    "both first moves (`aborted`, or the `abort` intent) ('Clocks'); a resignation, draw, flag "
+    "or claim before each side has made two moves aborts it too, and a rated game whose player "
+    "left is claimed (`claim`: `abandoned`) ('Fair play'). A player paired who does not join "
+    "the room within the join deadline, or does not make a first move, may not seek for a "
+    "while (`cooldown`, with `retry_after_ms`), and an address has one pairing waiting to be "
+    "joined at a time (`pairing-pending`) ('Fair play in the lobby')."
 )
 
 

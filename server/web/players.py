@@ -28,6 +28,11 @@ RETURNING``), and the signature counter only moves forward by compare-and-set
 sent to at once. The archive refusing a row (a credential id already kept, a player deleted
 meanwhile) is the request's problem, 409, not an outage: only a database that does not answer
 is ``archive-down``.
+
+New players and challenges are what a flood would pile up: one client address makes at most
+``NYUMBA_IDENTITIES_PER_MINUTE`` of them a minute, all nodes together (``server/web/quota.py``);
+past it, 429 ``rate-limited`` and nothing is written. A session that ends (deleted, signed
+out, replaced by a sign-in) is refused by every node at once (``server/live/identity.py``).
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ from server.live.identity import Identities
 from server.live.local import now_ms
 from server.ops.config import Settings
 from server.rooms import names
-from server.web import httpguard
+from server.web import httpguard, quota
 from server.web.httpguard import problem
 
 COOKIE = "nyumba_player"
@@ -133,6 +138,17 @@ def check_name(name: str | None) -> str | None:
 def routes(db: Database, identities: Identities, settings: Settings) -> list[Route]:
     origins = settings.allowed_origins
 
+    async def over_quota(request: Request) -> Response | None:
+        """A new player or challenge past this address's budget: its 429."""
+        limit = settings.identities_per_minute
+        return await quota.over(
+            request,
+            "identities",
+            limit,
+            f"At most {limit} new players and passkey ceremonies a minute from one address; "
+            "play goes on meanwhile, try again in a minute.",
+        )
+
     async def current(request: Request) -> players.Player | None:
         token = session_of(request)
         if token is None:
@@ -161,8 +177,11 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         if request.method == "POST":
             if player is not None:
                 return _json(await _shown(player.id))
+            limited = await over_quota(request)
+            if limited is not None:
+                return limited
             player, token = await players.create(db, now_ms())
-            identities.remember(token, player.id)
+            identities.remember(token, player.id, used=False)  # its first seat marks it used
             response = _json(Me(player.id, None, 0), 201)
             set_cookie(request, response, token)
             return response
@@ -179,11 +198,8 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
                 return problem(400, "bad-name", why)
             await players.rename(db, player.id, change.name)
             return _json(await _shown(player.id))
-        # DELETE: the identity goes, its games stay anonymous
-        await players.delete_player(db, player.id)
-        session = session_of(request)
-        if session:
-            identities.forget(session)
+        # DELETE: the identity goes, its games stay anonymous; every node refuses its sessions
+        await identities.revoke(await players.delete_player(db, player.id))
         response = Response(status_code=204)
         clear_cookie(request, response)
         return response
@@ -199,7 +215,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         token = session_of(request)
         if token:
             await players.sign_out(db, token)
-            identities.forget(token)
+            await identities.revoke([players.hash_session(token)])
         response = Response(status_code=204)
         clear_cookie(request, response)
         return response
@@ -229,6 +245,9 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         player = await current(request)
         if player is None:
             return no_player()
+        limited = await over_quota(request)
+        if limited is not None:
+            return limited
         known = await players.passkeys_of(db, player.id)
         options = webauthn.generate_registration_options(
             rp_id=rp_id,
@@ -280,6 +299,9 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         return _json(await _shown(player.id), 201)
 
     async def signin_options(request: Request) -> Response:
+        limited = await over_quota(request)
+        if limited is not None:
+            return limited
         options = webauthn.generate_authentication_options(
             rp_id=rp_id, user_verification=UserVerificationRequirement.PREFERRED
         )
@@ -324,7 +346,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         previous = session_of(request)
         if previous:  # this browser's earlier session (an anonymous player, say) ends here
             await players.sign_out(db, previous)
-            identities.forget(previous)
+            await identities.revoke([players.hash_session(previous)])
         token = await players.open_session(db, key.player, now_ms())
         identities.remember(token, key.player)
         response = _json(await _shown(key.player))

@@ -180,7 +180,12 @@ def main() -> None:
     print("bytes per state and per stored room, after three moves:")
     byte_costs()
     with tempfile.TemporaryDirectory() as tmp, embedded_valkey(Path(tmp) / "valkey") as url:
-        env = {"NYUMBA_KEY_PREFIX": "bench-lobby:", "NYUMBA_SEEKS_PER_ADDRESS": "1000000"}
+        env = {  # every seeker is 127.0.0.1 and none joins: no caps per address
+            "NYUMBA_KEY_PREFIX": "bench-lobby:",
+            "NYUMBA_SEEKS_PER_ADDRESS": "1000000",
+            "NYUMBA_PAIRINGS_PER_ADDRESS": "1000000",
+            "NYUMBA_SEEK_COOLDOWNS_MS": "0",
+        }
         nodes = [
             ServerProcess(redis_url=url, data_dir=Path(tmp) / f"n{i}", env=env).start()
             for i in range(args.nodes)

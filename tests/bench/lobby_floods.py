@@ -24,6 +24,10 @@ messages to the watchers in 12 s. With the bounded views: ask 64 -> 39 ms (10% -
 1,320 refused); watchers 71 -> 45 ms (10% -> 10%, 7.7 KB each); churn 57 -> 113 ms (10% ->
 20%, 1,400 messages; the same CPU with no watchers: the rest is the seeks' own path, half of
 it the pairing scan past 64 held seeks, see ``--churn-pool own``).
+
+Issue 47 (pairing reads the pool's per-side rating indexes: a seek for North no longer looks at
+the held seeks for North), ``--floods churn --churn-watchers 0 --seconds 8 --victims 5``, load
+average 13-17: server CPU 6% -> 16% on main, 6% -> 10% with the indexes (~170 requests/s).
 """
 
 from __future__ import annotations
@@ -302,6 +306,9 @@ def main() -> None:
             "NYUMBA_KEY_PREFIX": f"floods-{os.getpid()}:",
             "NYUMBA_ROOMS_PER_MINUTE": "1000000",
             "NYUMBA_SEEKS_PER_ADDRESS": "1000000",
+            # the holder's and the churn's sockets share a few addresses and never join
+            "NYUMBA_PAIRINGS_PER_ADDRESS": "1000000",
+            "NYUMBA_SEEK_COOLDOWNS_MS": "0",
         },
     ).start()
     print(

@@ -1,5 +1,5 @@
 """Two browser profiles meet through quick pairing, watch each other's clocks tick, and one
-loses on time: both pages say so."""
+loses on time once each has made two moves: both pages say so."""
 
 from __future__ import annotations
 
@@ -74,6 +74,27 @@ def test_two_profiles_pair_by_quick_pairing_see_the_clocks_tick_and_one_flags(
     after = [_clock_ms(p, running) for p in (first, second)]
     assert all(b - a >= 700 for b, a in zip(before, after))  # both pages see it tick
     assert not first.is_visible("#abort")
+
+    # Each side makes its second move: a flag before that would abort the game (fair play).
+    made = {id(first): 1, id(second): 1}
+    while min(made.values()) < 2:
+        version = attr(first, "version")
+        second.wait_for_function(
+            "v => document.querySelector('#app').dataset.version === v", arg=version
+        )
+        mover = next(p for p in (first, second) if attr(p, "myturn") == "1")
+        wait_settled(mover)
+        play_first(mover)
+        for page in (first, second):
+            page.wait_for_function(
+                "v => document.querySelector('#app').dataset.version !== v", arg=version
+            )
+        made[id(mover)] += 1
+    version = attr(first, "version")
+    second.wait_for_function(
+        "v => document.querySelector('#app').dataset.version === v", arg=version
+    )
+    running = int(first.get_attribute("#clocks .clock[data-running='1']", "data-side"))
 
     # Low time: the running clock is marked (a class and a ⚠; the sound too, on its own page).
     mover = next(p for p in (first, second) if attr(p, "sides") == str(running))

@@ -11,11 +11,12 @@ import msgspec
 import pytest
 from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
+from sqlalchemy import func, select
 
-from server.archive import games, players
+from server.archive import games, players, schema, standings
 from server.archive.db import Database
 from server.archive.schema import metadata
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 from server.rooms import judge as J
 from server.rooms import protocol as P
 from server.rooms import room as R
@@ -33,13 +34,27 @@ def db_url(request, tmp_path):
         yield schema_url
 
 
+def _opened(room: R.Room) -> R.Room:
+    """``room`` after each side's first two legal moves: the least for a result (fair play)."""
+    game = R.game_of(room)
+    state, history = game.start(), []
+    while min(sum(1 for p in history if p.side == side) for side in (0, 1)) < 2:
+        side = game.to_move(state)
+        done = game.apply(state, game.parse(state, game.choices(state)[0].move))
+        history.append(R.Played(done.notation, side))
+        state = done.after
+    return msgspec.structs.replace(
+        room, history=history, state=R.encode_state(state), version=len(history)
+    )
+
+
 def finished_game(
     room_id: str, seats: list[tuple[str | None, str | None]], rated: bool, winner: int = 0
 ) -> R.Finished:
     """A friend game between ``seats`` ((player, name) each) that ``1 - winner`` resigned."""
     room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", NOW)
     linked = [R.SeatRec("person", f"t{i}", None, NOW, name, p) for i, (p, name) in enumerate(seats)]
-    room = msgspec.structs.replace(room, seats=linked, rated=rated)
+    room = _opened(msgspec.structs.replace(room, seats=linked, rated=rated))
     ctx = R.Context(sides=[1 - winner], who="k", now_ms=NOW + 60_000)
     return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
 
@@ -60,7 +75,7 @@ def test_a_finished_game_is_written_once_with_its_ratings(db_url):
         first = await games.write(db, entry, record, NOW)
         again = [await games.write(db, entry, record, NOW) for _ in range(3)]
         game = await games.game(db, entry.id)
-        standing = {s.player: s for s in await games.standings(db, a)}
+        standing = {s.player: s for s in await standings.standings(db, a, NOW)}
         await db.close()
         return first, again, game, standing
 
@@ -90,7 +105,7 @@ def test_writers_racing_write_each_game_once_and_move_ratings_once(db_url):
                 games.write(one, entry, record, NOW), games.write(two, entry, record, NOW)
             )
         rows = await games.count(one)
-        standing = await games.rating_of(one, [a, b], "kalah")
+        standing = await standings.rating_of(one, [a, b], "kalah", NOW)
         await one.close()
         await two.close()
         return results, rows, standing
@@ -207,6 +222,45 @@ def test_retention_forgets_old_sessions_and_the_players_nobody_can_sign_in_as(db
     assert [s.name for s in game.seats] == [None, "Baraka"]
 
 
+def test_retention_forgets_unused_players_and_challenges_within_a_day(db_url):
+    """Every first visit makes a player (the start page): one that never took a seat, sought
+    a game or made a room, and has no passkey and no game, goes a day after it was made, its
+    session with it; a challenge goes once expired (docs/privacy.md, Retention)."""
+
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        idle, idle_token = await players.create(db, NOW)  # looked, left
+        named, _ = await players.create(db, NOW, "Amina")  # named, never played
+        seated, _ = await players.create(db, NOW)  # took a seat (test_identity_nodes.py)
+        await players.mark_used(db, seated.id, NOW + 60_000)
+        keyed, _ = await players.create(db, NOW)  # added a passkey
+        await players.add_passkey(db, players.Passkey("cred-1", keyed.id, b"k", 0, None), NOW)
+        played, _ = await players.create(db, NOW)  # a game in the archive (before this rule)
+        entry = finished_game("r", [(played.id, None), (None, "guest")], rated=False)
+        await games.write(db, entry, record_text(msgspec.msgpack.encode(entry)), NOW)
+        await players.put_challenge(db, b"c" * 32, None, NOW)
+        # A page asking who it is (GET /api/me), even hours later, is no use of the player.
+        later = NOW + 2 * players.SEEN_EVERY_MS
+        assert await players.by_session(db, idle_token, later) is not None
+        early = await players.prune(db, NOW + players.CHALLENGE_MS + 1)  # a day not yet over
+        gone = await players.prune(db, NOW + players.DAY_MS + 1)
+        left = {p.id: await players.get(db, p.id) for p in (idle, named, seated, keyed, played)}
+        session = await players.by_session(db, idle_token, NOW + players.DAY_MS + 2)
+        async with db.read() as conn:
+            counts = [
+                (await conn.execute(select(func.count()).select_from(t))).scalar_one()
+                for t in (schema.sessions, schema.challenges)
+            ]
+        await db.close()
+        return early, gone, left, session, counts
+
+    early, gone, left, session, (sessions, challenges) = run(go())
+    assert early == 0 and gone == 2 and session is None
+    assert [p is None for p in left.values()] == [True, True, False, False, False]
+    assert sessions == 3 and challenges == 0
+
+
 def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(db_url):
     """``worker.write_job`` as the replay pool runs it (in a process of its own, from the
     configured URL): the game and its ratings written once, and an unreachable database an
@@ -237,7 +291,7 @@ def test_a_replay_worker_writes_a_game_once_and_says_when_the_database_is_down(d
     async def read():
         db = Database(db_url)
         game = await games.game(db, entry.id)
-        standing = await games.standings(db, a)
+        standing = await standings.standings(db, a, NOW)
         await db.close()
         return game, standing
 

@@ -17,7 +17,14 @@ def lobby_nodes(shared_store, tmp_path, key_prefix):
 
     def start(n: int = 2, **env: str) -> list[ServerProcess]:
         for _ in range(n):
-            settings = {"NYUMBA_KEY_PREFIX": prefix, "NYUMBA_SEEKS_PER_ADDRESS": "100000"}
+            # Every test socket comes from 127.0.0.1: the lobby's caps and cooldowns per address
+            # are off unless a test sets them (tests/server/live/test_lobby_fairness.py).
+            settings = {
+                "NYUMBA_KEY_PREFIX": prefix,
+                "NYUMBA_SEEKS_PER_ADDRESS": "100000",
+                "NYUMBA_PAIRINGS_PER_ADDRESS": "100000",
+                "NYUMBA_SEEK_COOLDOWNS_MS": "0",
+            }
             settings.update(env)
             started.append(
                 ServerProcess(

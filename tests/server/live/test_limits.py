@@ -148,6 +148,7 @@ def test_room_creation_is_capped_per_address_per_minute(store_kind, tmp_path, ke
         srv.stop()
     assert codes[:3] == [201, 201, 201] and codes[3] == 429
     assert last.json()["code"] == "rate-limited"
+    assert 1 <= int(last.headers["retry-after"]) <= 60  # the seconds left in the minute
 
 
 def test_sockets_per_room_are_capped_but_seat_holders_get_in(store_kind, tmp_path, key_prefix):

@@ -13,7 +13,7 @@ from lobbykit import seek
 from wsclient import Client
 
 from server.rooms import seeks as S
-from server.store.lobby import LobbyStore
+from server.store.lobby import LobbyStore, seek_rules
 from server.store.resp import Link
 
 
@@ -32,7 +32,9 @@ def _pair_quietly(store_url: str, prefix: str, target: str) -> str:
                 "0" * 64, "192.0.2.1", "Taker",
             )  # fmt: skip
             room = secrets.token_urlsafe(12)
-            kind, _ = await store.seek(rec.id, S.encode_rec(rec), 3000, 100, room, 0, target)
+            kind, _ = await store.seek(
+                rec.id, S.encode_rec(rec), seek_rules(3000, 100, room, 0, target, flights=100)
+            )
             assert kind == "paired"
             return room
         finally:

@@ -10,6 +10,7 @@ import signal
 import time
 
 import websockets
+from archivekit import opening
 from lobbykit import join_paired, play_out, seek
 from serverproc import ServerProcess
 from wsclient import Client
@@ -113,12 +114,14 @@ def test_a_side_that_stops_moving_loses_on_time_while_nobody_sends_anything(lobb
     north.move(north.state["legal"][0]["move"])
     running = south.wait_state(lambda s: s["plies"] == 2)
     assert running["clock"]["running"] == 0 and "abort_ms" not in running["clock"]
+    # A flag before each side has made two moves aborts the game (fair play): play them.
+    slow = opening({0: south, 1: north}, made=(1, 1))["to_move"]
     started = time.monotonic()
     for player in (south, north):  # nobody sends anything now
         over = player.wait_state(lambda s: s["outcome"] is not None, timeout=6)
-        assert over["adjudication"] == "timeout" and over["outcome"]["winner"] == 1
-        assert over["clock"]["remaining"][0] == 0 and over["clock"]["running"] is None
-    assert 1.5 < time.monotonic() - started < 4
+        assert over["adjudication"] == "timeout" and over["outcome"]["winner"] == 1 - slow
+        assert over["clock"]["remaining"][slow] == 0 and over["clock"]["running"] is None
+    assert time.monotonic() - started < 4
 
 
 def test_a_reconnect_mid_game_shows_the_clocks_as_they_run(lobby_nodes) -> None:
@@ -264,7 +267,8 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
     (node,) = lobby_nodes(1)
     asha, juma = Player(node.url, "Asha"), Player(node.url, "Juma")
     anon = Client(node.ws_url)
-    anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True)
+    clock = {"initial_ms": 60000, "increment_ms": 0}  # a rated seek needs one
+    anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True, clock=clock)
     assert anon.expect("error")["code"] == "bad-message"  # only an identified player's
     first, second = (
         Client(node.ws_url, headers=asha.cookie),
@@ -286,15 +290,16 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
         south.state["seats"][0]["player"] == asha.id
         and south.state["seats"][1]["player"] == juma.id
     )
-    south.move("a")
-    south.wait_state(lambda s: s["plies"] == 1)
+    north = Client(node.ws_url, p2["room"], p2["token"], headers=juma.cookie)
+    north.join()
+    opening({0: south, 1: north})  # a result needs two moves by each side (fair play)
     south.send(t="resign", room=p1["room"], id="r1")
     over = south.wait_state(lambda s: s["outcome"] is not None)
     wait_archived(node.url, over["archive"])
     deadline = time.monotonic() + 20
     while True:  # the ratings are written with the game
         again = Client(node.ws_url, headers=juma.cookie)
-        seek(again, rated=True)
+        seek(again, rated=True, clock=clock)
         watcher = Client(node.ws_url)
         watcher.send(t="lobby")
         listed = watcher.expect("lobby")["seeks"]

@@ -88,10 +88,11 @@ def test_a_stalled_database_does_not_slow_pairing(lobby_nodes, postgres) -> None
     with stalled(postgres):
         anonymous = _pair_time(node.ws_url, (None, None))
         identified = _pair_time(node.ws_url, (a, b))  # unknown here: paired as anonymous
-        rated = _pair_time(node.ws_url, (c, d), rated=True)  # their last known ratings
+        clock = {"initial_ms": 60000, "increment_ms": 0}  # a rated seek needs one
+        rated = _pair_time(node.ws_url, (c, d), rated=True, clock=clock)  # last known ratings
         stranger = Client(node.ws_url, headers={"Cookie": f"nyumba_player={e}"})
         started = time.monotonic()
-        stranger.send(t="seek", game="kalah", options={"seeds": 4}, rated=True, id="r")
+        stranger.send(t="seek", game="kalah", options={"seeds": 4}, rated=True, clock=clock, id="r")
         refused = stranger.expect("error", timeout=30, id="r")
         unknown = time.monotonic() - started
     print(

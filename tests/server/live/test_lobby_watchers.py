@@ -14,7 +14,7 @@ from lobbykit import Watching, seek
 from wsclient import Client
 
 from server.rooms import seeks as S
-from server.store.lobby import LobbyStore
+from server.store.lobby import LobbyStore, seek_rules
 from server.store.store import Store
 
 SHOWN = 40  # PROTOCOL.md, "The lobby": a watcher is shown this many seeks at most
@@ -33,7 +33,9 @@ def plant(url: str, prefix: str, recs: list[S.SeekRec], drop: bool = False) -> N
                     *(
                         lobby.cancel(r.id)
                         if drop
-                        else lobby.seek(r.id, S.encode_rec(r), 300_000, 10**6, "r" + r.id, 0)
+                        else lobby.seek(
+                            r.id, S.encode_rec(r), seek_rules(300_000, 10**6, "r" + r.id, 0)
+                        )
                         for r in recs[at : at + 200]
                     )
                 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from archivekit import RATED_ROOM, Player, wait_archived
+from archivekit import RATED_ROOM, Player, opening, wait_archived
 from pgkit import sqlite_url
 from wsclient import Client
 
@@ -80,6 +80,7 @@ def test_the_state_says_from_the_first_move_whether_the_game_is_rated(nodes):
     st = _play([a, b], 1)
     assert st["unrated"] is None and st["rated"] is True
     assert b.state["rated"] is True
+    opening({0: a, 1: b})  # a result needs two moves by each side (fair play)
     b.send(t="resign", room=room["room"], id="r1")
     final = a.wait_state(lambda s: s["outcome"] is not None)
     assert final["rated"] is True
@@ -105,6 +106,7 @@ def test_a_seat_linked_to_its_player_only_later_gives_an_unrated_game(nodes):
     linked = Client(b_node.ws_url, headers=north.cookie, source=OTHER)
     linked.join(room["room"], token)  # the seat is now North's player's
     assert linked.state["unrated"] == "anonymous"
+    opening({0: a, 1: linked})
     a.send(t="resign", room=room["room"], id="r1")
     final = linked.wait_state(lambda s: s["outcome"] is not None)
     assert final["outcome"]["winner"] == 1
@@ -124,6 +126,7 @@ def test_rated_games_between_two_players_count_at_most_the_daily_limit_on_every_
     for n, (x, y) in enumerate([(a_node, b_node), (b_node, a_node), (b_node, b_node)]):
         room, a, b = _seated(x, y, south, north, north_from=OTHER)
         _play([a, b], 1)
+        opening({0: a, 1: b})
         b.send(t="resign", room=room["room"], id=f"r{n}")
         final = a.wait_state(lambda s: s["outcome"] is not None)
         shown.append((final["rated"], final["unrated"]))
@@ -135,12 +138,13 @@ def test_rated_games_between_two_players_count_at_most_the_daily_limit_on_every_
 
 
 def _farm(a_node, b_node, south: Player, north: Player, games: int, north_from=None) -> dict:
-    """``games`` rated games in one room, alternately resigned after two moves each, each
+    """``games`` rated games in one room, alternately resigned after two moves each (or more), each
     followed by a rematch; the last game's final state."""
     room, a, b = _seated(a_node, b_node, south, north, north_from=north_from)
     final: dict = {}
     for n in range(games):
-        st = _play([a, b], 4)
+        opening({c.sides[0]: c for c in (a, b)})
+        st = max((c.state for c in (a, b)), key=lambda s: s["version"])
         if st["outcome"] is None:
             loser = a if n % 2 else b
             loser.send(t="resign", room=room["room"], id=f"resign-{n}")

@@ -121,3 +121,11 @@ def test_the_lobbys_bounds_and_budgets_are_the_ones_the_doc_names():
     assert f"{W.ASKS} times in {W.ASK_WINDOW_S:g} s" in lobby
     assert f"every {W.RESYNC_S:g} s while someone" in lobby
     assert f"at most {W.VIEWS} different lists" in lobby.replace("\n  ", " ")
+
+
+def test_every_adjudication_is_declared_once_and_documented():
+    doc = (SERVER / "PROTOCOL.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `adjudication` |"))
+    for name in P.ADJUDICATIONS:
+        assert f'`"{name}"`' in row, f"adjudication {name} is not in PROTOCOL.md's state row"
+    assert P.schema()["adjudications"] == P.ADJUDICATIONS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.rooms import glicko2 as G
+from server.ratings import glicko2 as G
 
 
 def test_the_papers_worked_example_to_its_printed_precision():

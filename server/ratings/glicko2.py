@@ -8,9 +8,11 @@ Illinois (regula falsi) iteration of step 5, and the deviation and rating follow
 
 nyumba rates a game as a rating period of its own (one opponent, one result), as the
 game is archived: a player's rating moves after every rated game, the way lichess does it.
-The deviation is not grown for time away (the paper's step 6 for a period without games):
-there is no scheduler of periods, only games. A rating is *provisional* while its
-deviation is above ``PROVISIONAL_RD`` (lichess's threshold): shown with a "?".
+Time away is rated too, without a scheduler: the whole idle periods since a player's last
+rated game grow the deviation (the paper's step 6 for a period without games, ``idle``) when
+the rating is next read, shown or played (``server/ratings/standing.py``). A rating is
+*provisional* while its deviation is above ``PROVISIONAL_RD`` (lichess's threshold): shown
+with a "?".
 
 Hand-written, not a library: the algorithm is forty lines of arithmetic, and the
 PyPI packages that implement it are small, unmaintained and either mutate player objects or
@@ -43,6 +45,18 @@ class Rating(NamedTuple):
 
 def provisional(r: Rating) -> bool:
     return r.deviation > PROVISIONAL_RD
+
+
+def idle(r: Rating, periods: int) -> Rating:
+    """``r`` after ``periods`` rating periods without a game: step 6, phi* = sqrt(phi^2 +
+    sigma^2), once a period — the same as adding ``periods`` sigma^2 at once, since a period
+    without games leaves sigma as it is — never past a newcomer's ``START_RD`` (a player away
+    for years is as unknown as a new one, no more)."""
+    if periods <= 0:
+        return r
+    phi, sigma = r.deviation / SCALE, r.volatility
+    grown = math.sqrt(phi * phi + periods * sigma * sigma) * SCALE
+    return Rating(r.rating, min(START_RD, max(r.deviation, grown)), sigma)
 
 
 def _g(phi: float) -> float:
