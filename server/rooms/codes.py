@@ -5,7 +5,7 @@ the docs are checked from). Kept apart from the message declarations, which they
 
 from __future__ import annotations
 
-from server.rooms import ratedness, seeks
+from server.rooms import seeks
 
 # Adjudications: how a game ended other than by the rules of play (``state.adjudication``,
 # ``outcome.adjudication``), each with what it means. The engine's own (repetition,
@@ -44,5 +44,4 @@ ERRORS: dict[str, str] = {
     "room-full": "The room has as many visitors as it can take.",
     "internal": "The server could not handle that message; nothing changed.",
     **seeks.ERRORS,
-    **ratedness.ERRORS,
 }

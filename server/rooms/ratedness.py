@@ -33,9 +33,8 @@ REASONS: dict[str, str] = {
     "daily-limit": "the two players have played as many rated games together today as count",
 }
 
-ERRORS: dict[str, str] = {
-    "rated-needs-clock": "A rated game needs a clock: choose a time control, or play unrated.",
-}
+# A rated room's refusal; the code (and a seek's sentence) is the lobby's (``seeks.ERRORS``).
+ROOM_NEEDS_CLOCK = "A rated room needs a clock: choose a time control, or play unrated."
 
 
 def clock_refusal(rated: bool, clock: object | None) -> str | None:

@@ -24,7 +24,7 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
-from server.rooms.ratedness import clock_refusal
+from server.rooms.ratedness import ROOM_NEEDS_CLOCK, clock_refusal
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -306,7 +306,7 @@ def create(
     if rated and mode != "friend":
         raise Refused("bad-message", "Only games between people are rated.")
     if refusal := clock_refusal(rated, clock):
-        raise Refused(refusal)
+        raise Refused(refusal, ROOM_NEEDS_CLOCK)
     mine = secrets.randbelow(2) if side == "random" else (0 if side == "south" else 1)
     token = new_token()
     h = hash_token(token)
