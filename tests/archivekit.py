@@ -137,7 +137,6 @@ def won_by_south(room_id: str, south: str, north: str, at: int) -> R.Finished:
     (North resigned), as the judge hands it to the archive (``games.write`` takes it)."""
     room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", at)
     seats = [R.SeatRec("person", f"t{i}", None, at, None, p) for i, p in enumerate([south, north])]
-    # rated as its start fixed it (server/rooms/ratedstart.py)
     room = msgspec.structs.replace(room, seats=seats, rated=True)
     ctx = R.Context(sides=[1], who="k", now_ms=at + 60_000)
     return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
