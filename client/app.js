@@ -11,8 +11,8 @@ import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import {
-  reclaimedSeats, renderBanner, renderControls, renderGone, renderOffer, renderPlayable, renderSeats, renderShare,
-  renderStatus,
+  reclaimedSeats, renderBanner, renderControls, renderGone, renderOffer, renderPlayable, renderRatedness, renderSeats,
+  renderShare, renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
 import { FinishedGame } from "./finished.js";
@@ -309,6 +309,7 @@ function render() {
   renderSeats(s, v);
   renderControls(s, v);
   renderShare(s, v);
+  renderRatedness(s);
   const note = $("#notice");
   note.textContent = ui.note ? (ui.note.key ? t(ui.note.key, ui.note.vars) : ui.note.text) : "";
   show(note, Boolean(ui.note));

@@ -4,7 +4,7 @@
 
 import { recordUrl } from "./api.js";
 import { $, clock, h, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { lastMovePits } from "./board.js";
 import { choiceWords, lastMoveSummary, resultText } from "./words.js";
 import { ratingMark, ratingOf } from "./seatratings.js";
@@ -205,6 +205,19 @@ export function renderShare(s, v) {
   show($("#share-wait"), waiting);
   const url = location.origin + location.pathname;
   if ($("#share-url").value !== url) $("#share-url").value = url;
+}
+
+// Whether the game moves ratings: asked for until its first move, then fixed by the server
+// (server/PROTOCOL.md, "Rated games"), with the reason when a rated game was refused.
+export function renderRatedness(s) {
+  const line = $("#ratedness");
+  const asked = s.rated || s.unrated;
+  show(line, Boolean(asked));
+  if (!asked) return;
+  const fixed = s.plies > 0 || Boolean(s.outcome);
+  if (s.rated) line.textContent = t(fixed ? "rated.yes" : "rated.asked");
+  else line.textContent = t("rated.no", { why: has(`rated.why.${s.unrated}`) ? t(`rated.why.${s.unrated}`) : s.unrated });
+  line.dataset.rated = s.rated ? "1" : "0";
 }
 
 // The pits, pass buttons and move list the player may use now. Returns the armed pit (tap to

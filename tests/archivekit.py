@@ -65,15 +65,15 @@ def refused_within(node, player: Player, seconds: float) -> tuple[float, tuple]:
             return waited, seen
 
 
+# A rated friend room's request (a rated game needs a clock: server/rooms/ratedness.py).
+RATED_ROOM = {"game": "kalah", "mode": "friend", "rated": True, "clock": {"initial_ms": 600_000}}
+
+
 def rated_game(south_node, north_node, south: Player, north: Player, winner: int = 0) -> dict:
     """A rated friend game: South creates it on ``south_node``, North takes the other seat on
     ``north_node``, South's move ``c`` and then ``opening``, then the loser resigns. Returns
     South's final state."""
-    r = south.request(
-        "POST",
-        south_node.url + "/api/rooms",
-        json={"game": "kalah", "mode": "friend", "rated": True},
-    )
+    r = south.request("POST", south_node.url + "/api/rooms", json=RATED_ROOM)
     assert r.status_code == 201, r.text
     room = r.json()
     a = Client(south_node.ws_url, headers=south.cookie)

@@ -73,6 +73,9 @@ class ServerProcess:
         env["NYUMBA_JOINS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_ROOM_VISITORS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_REPORTS_PER_MINUTE"] = "1000000"  # every browser test's page reports its device
+        # Every test player connects from 127.0.0.1: rated games are rated as a club's behind one
+        # address are; the address rule has tests of its own (test_ratedness.py).
+        env["NYUMBA_RATED_SAME_ADDRESS"] = "on"
         env.update(self.extra_env)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url

@@ -26,9 +26,12 @@ class Client:
         room: str | None = None,
         token: str | None = None,
         headers: dict[str, str] | None = None,
+        source: str | None = None,
     ):
+        # ``source``: the loopback address to connect from (127.0.0.2: another client address)
+        more = {"source_address": (source, 0)} if source else {}
         self.ws = connect(
-            ws_url, open_timeout=10, max_size=2**22, legacy=True, additional_headers=headers
+            ws_url, open_timeout=10, max_size=2**22, legacy=True, additional_headers=headers, **more
         )
         self.inbox: list[dict] = []
         self.room = room

@@ -60,7 +60,7 @@ def replay_view_job(body: bytes) -> tuple[bool, bytes]:
 def record_job(room_data: bytes) -> tuple[str, str]:
     """A stored room's current game as (record text, download file name)."""
     from engine import records
-    from server.rooms.room import decode_room
+    from server.rooms.stored import decode_room
     from server.rooms.view import record
 
     room = decode_room(room_data)
@@ -72,7 +72,8 @@ def undo_job(room_data: bytes, sides: list[int], version: int) -> tuple[bool, by
     """(True, the undone room encoded, "") or (False, refusal code, its sentence)."""
     from server.rooms import judge as rooms
     from server.rooms import protocol as P
-    from server.rooms.room import Context, Position, Refused, decode_room, encode_room
+    from server.rooms.room import Context, Position, Refused, encode_room
+    from server.rooms.stored import decode_room
 
     room = decode_room(room_data)
     try:

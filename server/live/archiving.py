@@ -39,7 +39,8 @@ from server.live.local import StoreClock
 from server.ops import health, metrics
 from server.ops.config import Settings
 from server.rooms.finished import Archived
-from server.rooms.room import Finished, Refused, Room, decode_room
+from server.rooms.room import Finished, Refused, Room
+from server.rooms.stored import decode_room
 from server.store import waiting
 from server.store.store import Store
 

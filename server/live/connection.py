@@ -21,6 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.ops.config import Settings
 from server.rooms import protocol as P
+from server.rooms.room import Context, Room
 
 SEND_QUEUE = 256  # messages queued for one slow connection before it is dropped
 
@@ -288,3 +289,31 @@ async def serve(ws: WebSocket, conn: Conn, node: Host) -> None:
         await node.detach(conn)
         with contextlib.suppress(Exception):
             await ws.close()
+
+
+def context(
+    conn: Conn | None,
+    settings: Settings,
+    now_ms: int,
+    presence: dict[int, tuple[bool, int]],
+    prepared: Room | None,
+    player: str | None,
+    address: str | None,
+    pair_rated_today: int,
+) -> Context:
+    """What an intent from ``conn`` (None: the node's own, or a join, which names its
+    ``player`` and ``address``) is judged with besides the room (``pair_rated_today``:
+    server/live/pairs.py)."""
+    return Context(
+        sides=conn.sides if conn else [],
+        who=conn.who if conn and conn.sides else None,
+        now_ms=now_ms,
+        presence=presence,
+        absent_ms=settings.absent_ms,
+        prepared=prepared,
+        player=player,
+        address=address or (conn.address if conn else None),
+        same_address_rated=settings.rated_same_address,
+        pair_rated_today=pair_rated_today,
+        pair_daily=settings.rated_pair_daily,
+    )

@@ -27,7 +27,8 @@ from server.ops import metrics
 from server.ops.config import Settings
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
-from server.rooms.room import Change, Refused, Room, computer_to_move, decode_room, free_seat
+from server.rooms.room import Change, Refused, Room, computer_to_move, free_seat
+from server.rooms.stored import decode_room
 from server.store import waiting
 from server.store.store import Store
 
@@ -58,6 +59,7 @@ class NodeParts(Protocol):
         room: Room | None = None,
         prepared: Room | None = None,
         player: str | None = None,
+        address: str | None = None,
     ) -> Change: ...
 
     async def answer(self, conn: Conn, done: Change) -> None: ...
@@ -164,7 +166,7 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     player = None  # a signed-in player's seats are linked to them (server/live/identity.py)
     if node.identities is not None and conn.session:
         player = await node.identities.player(conn.session)
-    done = await node.change(room.id, msg, None, room, player=player)
+    done = await node.change(room.id, msg, None, room, player=player, address=conn.address)
     welcome = done.reply
     if isinstance(welcome, P.Error):
         raise Refused(welcome.code, welcome.message)

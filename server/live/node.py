@@ -30,10 +30,10 @@ from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
-from server.live import writes
+from server.live import pairs, writes
 from server.live.archiving import Archiver
 from server.live.arrivals import Arrivals
-from server.live.connection import Budget, Conn
+from server.live.connection import Budget, Conn, context
 from server.live.fanout import Fanout
 from server.live.flags import Flags
 from server.live.handlers import HANDLERS
@@ -48,7 +48,7 @@ from server.rooms import delta, seeks, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
-from server.rooms.room import Position, Refused, Room, decode_room
+from server.rooms.room import Position, Refused, Room
 from server.rooms.timing import Flag
 from server.rooms.view import state_message
 from server.store.deadlines import Deadlines
@@ -146,6 +146,7 @@ class Node:
         room: Room | None = None,
         prepared: Room | None = None,
         player: str | None = None,
+        address: str | None = None,
     ) -> rooms.Change:
         """Judge ``intent`` on the room and store what it changed with one
         compare-and-set (which publishes the new ``state``); on a lost race
@@ -169,18 +170,11 @@ class Node:
                 data, members = await self.store.load(room_id)
                 if data is None:
                     raise Refused("no-room")
-                current = decode_room(data)
+                current = stored.decode_room(data)
             now = self.now()
             presence, watching = self.who_is_here(room_id, members, now)
-            ctx = rooms.Context(
-                sides=conn.sides if conn else [],
-                who=conn.who if conn and conn.sides else None,
-                now_ms=now,
-                presence=presence,
-                absent_ms=self.settings.absent_ms,
-                prepared=prepared,
-                player=player,
-            )
+            today = await pairs.rated_today(self.store, current, now)
+            ctx = context(conn, self.settings, now, presence, prepared, player, address, today)
             done = rooms.judge(current, intent, ctx)
             if known is not None and (done.resent or isinstance(done.reply, P.Error)):
                 # Judged on a copy that may be old, or of another history: a refusal is judged
@@ -216,6 +210,7 @@ class Node:
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
+                await pairs.counted(self.store, current, new, now)
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
                         self.archiver.ended(new)
@@ -272,7 +267,7 @@ class Node:
             if room_id in self.local:
                 self.local[room_id].cached = None
             return None
-        room = decode_room(data)
+        room = stored.decode_room(data)
         self.keep(room, members)
         now = self.now()
         presence = presence_by_side(members, now)

@@ -23,7 +23,8 @@ from server.computer.pool import Busy as ComputerBusy
 from server.computer.pool import Computer
 from server.live.local import LocalRoom
 from server.rooms.judge import ComputerMove
-from server.rooms.room import Change, computer_to_move, decode_room
+from server.rooms.room import Change, computer_to_move
+from server.rooms.stored import decode_room
 from server.rooms.timing import within_clock
 from server.store.store import Store
 

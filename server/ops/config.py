@@ -52,6 +52,8 @@ _HELP = {
     "NYUMBA_ROOM_TTL_MS": "a room's life after creation, at most",
     "NYUMBA_IDLE_TTL_MS": "a room's life after the last connection left",
     "NYUMBA_ABSENT_MS": "absence after which the opponent may hand a seat to the computer, or claim a rated game",
+    "NYUMBA_RATED_PAIR_DAILY": "rated games between the same two players in 24 hours; later ones are played unrated",
+    "NYUMBA_RATED_SAME_ADDRESS": "rate games whose two players connect from one address (a club behind one NAT); off: such games are unrated",
     "NYUMBA_PRESENCE_TTL_MS": "a connection's presence lasts this long unless refreshed",
     "NYUMBA_TICK_MS": "presence refresh and housekeeping period",
     "NYUMBA_ACK_REPLICAS": "an ack waits until this many replicas have the write (WAIT)",
@@ -160,6 +162,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         30 * 60 * 1000
     )
     absent_ms: Annotated[int, _bounded(500, 86_400_000, "NYUMBA_ABSENT_MS")] = 2 * 60 * 1000
+    rated_same_address: Annotated[bool, Meta(extra=_v("NYUMBA_RATED_SAME_ADDRESS"))] = False
+    rated_pair_daily: Annotated[int, _bounded(1, 1000, "NYUMBA_RATED_PAIR_DAILY")] = 5
     presence_ttl_ms: Annotated[int, _bounded(200, 600_000, "NYUMBA_PRESENCE_TTL_MS")] = 15_000
     tick_ms: Annotated[int, _bounded(50, 60_000, "NYUMBA_TICK_MS")] = 5_000
     ack_replicas: Annotated[int, _bounded(0, 16, "NYUMBA_ACK_REPLICAS")] = 0

@@ -35,6 +35,7 @@ def is_move(before: Room, after: Room) -> bool:
         and before.offer is None
         and after.offer is None
         and after.seats == before.seats
+        and after.ratedness == before.ratedness  # a game's first move: its ratedness, fixed
     )
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from server.rooms.ratedness import RATED
 from server.rooms.room import Room, changed
 
 MOVES_FOR_RESULT = 2  # each side's own moves before a game can have a result (lichess: 2)
@@ -50,7 +51,9 @@ def rateable(room: Room) -> bool:
 
 def rated(room: Room) -> bool:
     """Whether the room's current game moves ratings: the one place the claim, the hand-over
-    and the abort ask it (ratedness fixed at the start will answer here)."""
+    and the abort ask it; once the game has started, its ratedness as fixed then."""
+    if room.ratedness:  # fixed at the start (server/rooms/ratedness.py)
+        return room.ratedness == RATED
     return bool(room.rated) and rateable(room)
 
 

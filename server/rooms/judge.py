@@ -24,6 +24,7 @@ from server.rooms.answers import Keep, keep, recall, remember
 from server.rooms.fairplay import finish
 from server.rooms.finished import Archived, archived, ended
 from server.rooms.leaving import COMMANDS as LEAVING
+from server.rooms.ratedstart import fixed
 from server.rooms.room import (
     Change,
     Context,
@@ -40,7 +41,6 @@ from server.rooms.room import (
     new_token,
     token_sides,
 )
-from server.rooms.tally import timed
 from server.rooms.timing import COMMANDS as TIMED
 from server.rooms.timing import run
 
@@ -335,7 +335,7 @@ def judge(room: Room, intent: Any, ctx: Context, pos: Position | None = None) ->
         o = room.offer
         if not any(e.kind == o.kind and e.by == o.by for e in change.events):
             change.events = [P.OfferMade(kind=o.kind, by=o.by, status="withdrawn")] + change.events
-    change.room = timed(room, change.room, ctx.now_ms)  # the game's start and end times
+    change.room = fixed(room, change.room, change.reply, ctx)  # its times, its ratedness
     if room.outcome is None and change.room.outcome is not None:
         change.room = ended(change.room, ctx.now_ms)  # it waits for the archive
     intent_id = getattr(intent, "id", None)

@@ -24,9 +24,7 @@ import engine
 from engine.ai import LEVELS
 from server.rooms import protocol as P
 from server.rooms.clock import ClockRec, Control, fresh
-from server.rooms.layout import layout_of
-from server.rooms.moved import decode_moved, expand_step
-from server.rooms.notice import Notice, decode_notice
+from server.rooms.ratedness import ROOM_NEEDS_CLOCK, clock_refusal
 
 Mode = Literal["friend", "computer", "local"]
 
@@ -50,6 +48,7 @@ class SeatRec(msgspec.Struct, gc=False):
     claimed_ms: int = 0
     name: str | None = None
     player: str | None = None  # the identified player who took the seat (their public id)
+    address: str | None = None  # its player's address, marked (rooms/ratedness.py)
 
 
 class Played(msgspec.Struct, array_like=True, gc=False):
@@ -121,7 +120,9 @@ class Room(msgspec.Struct, gc=False):
     # so a game ended, taken back and ended again is counted once (server/rooms/tally.py).
     started_ms: int = 0
     finished_ms: int = 0
-    rated: bool = False  # the game changes its players' ratings (lobby games may be)
+    rated: bool = False  # the room's games are asked to be rated (lobby games may be)
+    # The current game's ratedness, fixed at its start ("": not started; server/rooms/ratedness.py)
+    ratedness: str = ""
     ended_by: int = -1  # who aborted or left a game that ended so (rooms/fairplay.py); -1: none
     archive_id: str = ""  # the current game's permanent id (/g/{id}), once it has ended
     waiting: list[Finished] = []  # finished games the archive does not have yet
@@ -129,70 +130,8 @@ class Room(msgspec.Struct, gc=False):
     tail: int = 0  # moves read after the stored base (rooms/stored.py: at TAIL, stored whole)
 
 
-class Ply(msgspec.Struct, gc=False):
-    """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
-    engine state after it, the move, the side and the intent id, its steps (compact, as in
-    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
-    Stored as the move's notice (``notice.Notice``), which carries all of it."""
-
-    stamp: str
-    state: bytes
-    move: str
-    side: int
-    id: str | None
-    steps: list[list[Any]]
-    cut: int
-    kept: bytes
-
-
-def ply_of(n: Notice) -> Ply:
-    m = decode_moved(n.moved)
-    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
-
-
-# A room in the store: msgpack, one encoder and one decoder built once.
+# A room in the store: msgpack, one encoder built once (read back by ``stored.decode_room``).
 encode_room = msgspec.msgpack.Encoder().encode
-_decode_room = msgspec.msgpack.Decoder(Room).decode
-
-
-def decode_room(data: bytes) -> Room:
-    """A room as stored in any layout this release reads (``layout``: a plain record, or a
-    one-byte mark, a base record and the moves appended after it)."""
-    if layout_of(data) == 1:
-        return _decode_room(data)
-    end = 5 + int.from_bytes(data[1:5], "big")
-    room = _decode_room(data[5:end])
-    plies = []
-    while end < len(data):
-        size = int.from_bytes(data[end : end + 2], "big")
-        plies.append(ply_of(decode_notice(data[end + 2 : end + 2 + size])))
-        end += 2 + size
-    if plies:
-        room = played(room, *plies)
-    room.tail = len(plies)
-    return room
-
-
-def played(room: Room, *plies: Ply) -> Room:
-    """``room`` after the appended moves ``plies`` (none of which ended the game)."""
-    history, kept, last = list(room.history), room.kept, room.last
-    for ply in plies:
-        history.append(Played(ply.move, ply.side, ply.id))
-        steps = [expand_step(s, ply.side) for s in ply.steps]
-        last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
-        kept = kept[ply.cut :] + ply.kept
-    return msgspec.structs.replace(
-        room,
-        rev=room.rev + len(plies),
-        stamp=plies[-1].stamp,
-        version=room.version + len(plies),
-        state=plies[-1].state,
-        history=history,
-        outcome=None,
-        last=last,
-        offer=None,
-        kept=kept,
-    )
 
 
 def new_stamp() -> str:
@@ -214,6 +153,10 @@ class Context(msgspec.Struct, frozen=True):
     absent_ms: int = 0
     prepared: Room | None = None  # the room after the intent, computed off the loop
     player: str | None = None  # the sender's identified player (its cookie), if any
+    address: str | None = None  # the sender's client address
+    same_address_rated: bool = False  # NYUMBA_RATED_SAME_ADDRESS: the address rule is lifted
+    pair_rated_today: int = 0  # rated games the seats' two players started in 24 h
+    pair_daily: int = 5  # NYUMBA_RATED_PAIR_DAILY: at most this many of them are rated
 
 
 @dataclass(slots=True)
@@ -362,6 +305,8 @@ def create(
         )
     if rated and mode != "friend":
         raise Refused("bad-message", "Only games between people are rated.")
+    if refusal := clock_refusal(rated, clock):
+        raise Refused(refusal, ROOM_NEEDS_CLOCK)
     mine = secrets.randbelow(2) if side == "random" else (0 if side == "south" else 1)
     token = new_token()
     h = hash_token(token)

@@ -2,12 +2,12 @@
 
 A room's ``data`` in the store (``server/store/store.py``) is a base — the whole ``Room``,
 msgpack — followed by the moves made since, each the move's notice (``notice.Notice``: its
-``moved`` message, the stamp, the engine state after it, the kept answer; ``room.Ply`` is
+``moved`` message, the stamp, the engine state after it, the kept answer; ``Ply`` is
 what is read from it): a move's compare-and-set sends that notice once, and the store both
 appends it and publishes it, where it used to send the whole room and a whole state
 (kilobytes, growing with the game). Every other change — and every
 ``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
-is ``room.decode_room``: the base, then the moves applied (no engine: each carries its state).
+is ``decode_room``: the base, then the moves applied (no engine: each carries its state).
 
     mark (1 byte) | base length (4 bytes) | base | (length (2 bytes) | Notice)*
 
@@ -19,9 +19,16 @@ writes it whole in the node's layout (the store refuses an append under another 
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
+
+from server.rooms import protocol as P
 from server.rooms.answers import WIDTH
-from server.rooms.layout import mark
-from server.rooms.room import Room, encode_room
+from server.rooms.layout import layout_of, mark
+from server.rooms.moved import decode_moved, expand_step
+from server.rooms.notice import Notice, decode_notice
+from server.rooms.room import Played, Room, encode_room
 
 TAIL = 32  # moves appended after a base before the room is written whole again
 
@@ -32,7 +39,7 @@ def whole(room: Room, layout: int) -> bytes:
     return mark(layout) + len(base).to_bytes(4, "big") + base
 
 
-# What a move changes in the room (``room.played``); every other field must be the very
+# What a move changes in the room (``played``); every other field must be the very
 # object it was (``changed`` copies them) or equal to it.
 _MOVED = {"rev", "stamp", "version", "state", "history", "outcome", "last", "offer", "kept"}
 _SAME = [name for name in Room.__struct_fields__ if name not in _MOVED]
@@ -40,7 +47,7 @@ _SAME = [name for name in Room.__struct_fields__ if name not in _MOVED]
 
 def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
     """Whether the store may append the move that made ``after`` from ``before``: it did and
-    nothing else changed (``room.played`` reading the record back gives ``after``). Then the
+    nothing else changed (``played`` reading the record back gives ``after``). Then the
     kept answers' change, ``(cut, kept)``, for the move's notice, which is the record; None
     when the room must be written whole."""
     last = after.last
@@ -77,3 +84,68 @@ def record(notice: bytes) -> bytes:
     if len(notice) > 0xFFFF:
         raise ValueError("a move's notice over 64 KiB")
     return len(notice).to_bytes(2, "big")
+
+
+class Ply(msgspec.Struct, gc=False):
+    """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
+    engine state after it, the move, the side and the intent id, its steps (compact, as in
+    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
+    Stored as the move's notice (``notice.Notice``), which carries all of it."""
+
+    stamp: str
+    state: bytes
+    move: str
+    side: int
+    id: str | None
+    steps: list[list[Any]]
+    cut: int
+    kept: bytes
+
+
+def ply_of(n: Notice) -> Ply:
+    m = decode_moved(n.moved)
+    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
+
+
+# A room in the store: msgpack, one decoder built once (``room.encode_room`` writes it).
+_decode_room = msgspec.msgpack.Decoder(Room).decode
+
+
+def decode_room(data: bytes) -> Room:
+    """A room as stored in any layout this release reads (``layout``: a plain record, or a
+    one-byte mark, a base record and the moves appended after it)."""
+    if layout_of(data) == 1:
+        return _decode_room(data)
+    end = 5 + int.from_bytes(data[1:5], "big")
+    room = _decode_room(data[5:end])
+    plies = []
+    while end < len(data):
+        size = int.from_bytes(data[end : end + 2], "big")
+        plies.append(ply_of(decode_notice(data[end + 2 : end + 2 + size])))
+        end += 2 + size
+    if plies:
+        room = played(room, *plies)
+    room.tail = len(plies)
+    return room
+
+
+def played(room: Room, *plies: Ply) -> Room:
+    """``room`` after the appended moves ``plies`` (none of which ended the game)."""
+    history, kept, last = list(room.history), room.kept, room.last
+    for ply in plies:
+        history.append(Played(ply.move, ply.side, ply.id))
+        steps = [expand_step(s, ply.side) for s in ply.steps]
+        last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
+        kept = kept[ply.cut :] + ply.kept
+    return msgspec.structs.replace(
+        room,
+        rev=room.rev + len(plies),
+        stamp=plies[-1].stamp,
+        version=room.version + len(plies),
+        state=plies[-1].state,
+        history=history,
+        outcome=None,
+        last=last,
+        offer=None,
+        kept=kept,
+    )

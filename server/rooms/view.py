@@ -12,6 +12,7 @@ import msgspec
 
 import engine
 from server.rooms import protocol as P
+from server.rooms.ratedness import CASUAL, RATED
 from server.rooms.room import Mode, Position, Room, game_of
 from server.rooms.timing import state_clock
 
@@ -94,6 +95,8 @@ def state_message(
         watchers=watchers,
         archive=room.archive_id if over and room.archive_id else None,
         clock=state_clock(room, now_ms),
+        rated=room.ratedness == RATED if room.ratedness else room.rated,
+        unrated=room.ratedness if room.ratedness not in ("", RATED, CASUAL) else None,
     )
 
 

@@ -223,6 +223,19 @@ class Store:
         key = self.prefix + key
         await self.link.execute_many([("HINCRBY", key, field, 1), ("EXPIREAT", key, expire_at_s)])
 
+    async def rated_pair_games(self, pair: str, since_ms: int) -> int:
+        """Rated games the two players ``pair`` started since ``since_ms`` (store-clock ms)."""
+        key = f"{self.prefix}rated-pair:{{{pair}}}"
+        _, count = await self.link.execute_many(
+            [("ZREMRANGEBYSCORE", key, "-inf", f"({since_ms}"), ("ZCARD", key)]
+        )
+        return int(count)
+
+    async def count_rated_pair(self, pair: str, game: str, at_ms: int, keep_ms: int) -> None:
+        """One more rated game ``game`` started by ``pair`` at ``at_ms``, kept ``keep_ms``."""
+        key = f"{self.prefix}rated-pair:{{{pair}}}"
+        await self.link.execute_many([("ZADD", key, at_ms, game), ("PEXPIRE", key, keep_ms)])
+
     # presence --------------------------------------------------------------
     async def touch_many(
         self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None

@@ -31,8 +31,9 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     mode: RoomMode = "friend"
     side: Literal["south", "north", "random"] = "south"
     level: Level = "intermediate"
-    # A friend game that changes both players' ratings once it ends, if both are identified
-    # players (computer and local games are never rated).
+    # A friend game asked to change both players' ratings: it needs a clock, and is rated if,
+    # at its first move, both seats hold two identified players on two addresses
+    # (server/rooms/ratedness.py; computer and local games are never rated).
     rated: bool = False
     clock: Control | None = None  # a game clock (server/rooms/clock.py); none: untimed
 
@@ -130,3 +131,17 @@ class Health(msgspec.Struct):
     worker: int | None = None
     pid: int = 0
     version: str = __version__  # the package's (nyumba --version)
+
+
+def create_request(body: bytes) -> CreateRoom:
+    """``POST /api/rooms``'s body (msgspec.DecodeError: not JSON; ValidationError: not a room
+    request). JSON has one kind of number, and the schema's integers include 600000.0: a
+    clock's whole milliseconds are taken in either spelling."""
+    raw = msgspec.json.decode(body)
+    if isinstance(raw, dict) and isinstance(raw.get("clock"), dict):
+        raw["clock"] = {k: _whole(v) for k, v in raw["clock"].items()}
+    return msgspec.convert(raw, CreateRoom)
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value

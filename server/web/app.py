@@ -60,14 +60,14 @@ from server.ops import health as H
 from server.ops.config import Settings
 from server.rooms import protocol as P
 from server.rooms import room as R
-from server.rooms import view
+from server.rooms import stored, view
 from server.store.layouts import Layouts
 from server.store.store import Store
 from server.web import archive as archive_pages
 from server.web import httpguard, quota, reports, static
 from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
-from server.web.api import CreateRoom, Health, RoomCreated
+from server.web.api import Health, RoomCreated, create_request
 from server.web.httpguard import problem as _problem
 from server.web.lobby import routes as lobby_routes
 from server.web.openapi import document as openapi
@@ -171,7 +171,7 @@ async def create_room(request: Request) -> Response:
         return _problem(403, "cross-site", "Rooms are created from nyumba's own pages.")
     body = await httpguard.read_body(request, MAX_ROOM_REQUEST)
     try:
-        spec = msgspec.json.decode(body, type=CreateRoom)
+        spec = create_request(body)
     except msgspec.ValidationError as exc:
         return _problem(400, "bad-message", f"The room request is not valid: {exc}.")
     except (msgspec.DecodeError, RecursionError):
@@ -236,7 +236,7 @@ async def room_history(request: Request) -> Response:
     data, _ = await _node(request).store.load(request.path_params["room"])
     if data is None:
         return _problem(404, "no-room", P.ERRORS["no-room"])
-    return _json(view.history(R.decode_room(data)))
+    return _json(view.history(stored.decode_room(data)))
 
 
 async def replay(request: Request) -> Response:

@@ -27,7 +27,7 @@ JSON = "application/json"
 
 # What each status means, across the API; an operation lists those it can answer.
 STATUS = {
-    400: "Bad request: bad-json, bad-message, bad-game, bad-record",
+    400: "Bad request: bad-json, bad-message, bad-game, bad-record, rated-needs-clock",
     403: "Refused: cross-site (a post from another site's page), not-owner",
     404: "No such room or analysis: no-room, no-analysis",
     408: "The body took over 15 s to arrive: too-slow",

@@ -26,10 +26,13 @@ def create_room_schema(generated: dict[str, Any]) -> dict[str, Any]:
             "game": {"const": profile.name, "description": profile.title},
             "options": {"type": "object", "properties": options, "additionalProperties": False},
         }
-        # Only games between people are rated: ``rated: true`` takes a friend room.
-        for kind, more in (("", {"rated": {"const": False}}), (" rated", RATED)):
+        # Only games between people are rated: ``rated: true`` takes a friend room, and a clock
+        # (server/rooms/ratedness.py; without one: 400 rated-needs-clock).
+        control = next(c for c in generated["properties"]["clock"]["anyOf"] if "$ref" in c)
+        rated = {**RATED, "clock": control}
+        for kind, more in (("", {"rated": {"const": False}}), (" rated", rated)):
             shape = {"title": profile.name + kind, "properties": {**properties, **more}}
-            required = [*generated["required"], *(["rated"] if kind else [])]
+            required = [*generated["required"], *(["rated", "clock"] if kind else [])]
             variants.append({**shape, **STRICT, "required": required})
     return {"description": generated.get("description", ""), "oneOf": variants}
 

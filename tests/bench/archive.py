@@ -50,7 +50,7 @@ async def one_game(http: httpx.AsyncClient, base: str, ws_url: str, cookies: lis
     """A rated friend game between two players that South resigns at once."""
     r = await http.post(
         base + "/api/rooms",
-        json={"game": "kalah", "mode": "friend", "rated": True},
+        json={"game": "kalah", "mode": "friend", "rated": True, "clock": {"initial_ms": 600_000}},
         headers={"cookie": f"nyumba_player={cookies[0]}"},
     )
     room = r.json()

@@ -35,6 +35,7 @@ from serverproc import ServerProcess  # noqa: E402
 
 from server.rooms import clock as C  # noqa: E402
 from server.rooms import room as R  # noqa: E402
+from server.rooms import stored  # noqa: E402
 
 
 def loadavg() -> str:
@@ -117,7 +118,7 @@ async def clocked_rooms(server: ServerProcess, n: int, clock_s: float) -> tuple[
                 await ws.send(json.dumps({**frame, "move": move, "id": f"m{ply}"}))
                 state = await next_state(ws, lambda s, v=state["version"]: s["version"] > v)
             data = await store.hget(f"{prefix}room:{{{made['room']}}}", "data")
-            rec = R.decode_room(data).clock
+            rec = stored.decode_room(data).clock
             assert rec is not None and rec.running == 0
             deadlines[made["room"]] = C.flag_at(rec, started=True)  # zero and the grace
         over = await next_state(ws, lambda s: s["outcome"] is not None, timeout=clock_s + 120)

@@ -24,7 +24,8 @@ from server.ops.variables import from_env
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms.clock import Control
-from server.rooms.room import Position, Room, decode_room
+from server.rooms.room import Position, Room
+from server.rooms.stored import decode_room
 from server.store.store import Store
 
 

@@ -38,7 +38,7 @@ def test_the_window_counts_each_sides_own_moves_not_plies() -> None:
     assert not F.too_short(_played(room, 0, 1, 0, 1))  # two moves each: a result counts
     unclocked, _, _ = _friend(clocked=False)
     assert not F.too_short(unclocked)  # an unclocked casual game keeps its results
-    rated, _, _ = _friend(clocked=False, rated=True)
+    rated = msgspec.structs.replace(unclocked, rated=True)  # a room from before the clock rule
     assert F.rated(rated) and F.too_short(rated)  # a rated one does not
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from server.rooms import answers as A
 from server.rooms import protocol as P
-from server.rooms.room import Refused, Room, decode_room, encode_room
+from server.rooms.room import Refused, Room, encode_room
+from server.rooms.stored import decode_room
 
 WHO = "0123456789abcdef"
 

@@ -12,7 +12,8 @@ import pytest
 from server.rooms import delta, judge, stored
 from server.rooms import protocol as P
 from server.rooms.layout import CURRENT, PREVIOUS, READS, UnknownLayout, layout_of, written
-from server.rooms.room import Context, Position, create, decode_room, encode_room
+from server.rooms.room import Context, Position, create, encode_room
+from server.rooms.stored import decode_room
 from server.rooms.view import state_message
 
 

@@ -27,7 +27,8 @@ from clusterkit import SentinelGroup, _Server, free_ports
 from serverproc import ServerProcess
 from wsclient import Client, create_room
 
-from server.rooms.room import Position, decode_room
+from server.rooms.room import Position
+from server.rooms.stored import decode_room
 
 PREFIX = "rollback:"
 FAST = {"NYUMBA_TICK_MS": "500", "NYUMBA_PRESENCE_TTL_MS": "2000"}

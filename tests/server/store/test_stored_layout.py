@@ -10,7 +10,8 @@ from serverproc import ServerProcess
 from wsclient import seated_pair
 
 from server.rooms.layout import PREVIOUS, mark
-from server.rooms.room import decode_room, encode_room
+from server.rooms.room import encode_room
+from server.rooms.stored import decode_room
 
 LOG = mark(PREVIOUS)  # what a node writes until the store's flag says otherwise
 
