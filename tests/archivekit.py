@@ -132,11 +132,25 @@ def archived_counts(base: str) -> dict[str, float]:
     return out
 
 
+def opened(room: R.Room) -> R.Room:
+    """``room`` after each side's first two legal moves: the least for a result (fair play)."""
+    game = R.game_of(room)
+    state, history = game.start(), []
+    while min(sum(1 for p in history if p.side == side) for side in (0, 1)) < 2:
+        side = game.to_move(state)
+        done = game.apply(state, game.parse(state, game.choices(state)[0].move))
+        history.append(R.Played(done.notation, side))
+        state = done.after
+    return msgspec.structs.replace(
+        room, history=history, state=R.encode_state(state), version=len(history)
+    )
+
+
 def won_by_south(room_id: str, south: str, north: str, at: int) -> R.Finished:
     """A rated friend game between players ``south`` and ``north`` that South won at ``at``
     (North resigned), as the judge hands it to the archive (``games.write`` takes it)."""
     room, _, _ = R.create(room_id, "kalah", {}, "friend", "south", "beginner", at)
     seats = [R.SeatRec("person", f"t{i}", None, at, None, p) for i, p in enumerate([south, north])]
-    room = msgspec.structs.replace(room, seats=seats, rated=True)
+    room = opened(msgspec.structs.replace(room, seats=seats, rated=True, ratedness="rated"))
     ctx = R.Context(sides=[1], who="k", now_ms=at + 60_000)
     return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]

@@ -9,6 +9,7 @@ import asyncio
 
 import msgspec
 import pytest
+from archivekit import opened
 from asynckit import run
 from pgkit import own_schema, postgres_url, sqlite_url
 from sqlalchemy import func, select
@@ -34,20 +35,6 @@ def db_url(request, tmp_path):
         yield schema_url
 
 
-def _opened(room: R.Room) -> R.Room:
-    """``room`` after each side's first two legal moves: the least for a result (fair play)."""
-    game = R.game_of(room)
-    state, history = game.start(), []
-    while min(sum(1 for p in history if p.side == side) for side in (0, 1)) < 2:
-        side = game.to_move(state)
-        done = game.apply(state, game.parse(state, game.choices(state)[0].move))
-        history.append(R.Played(done.notation, side))
-        state = done.after
-    return msgspec.structs.replace(
-        room, history=history, state=R.encode_state(state), version=len(history)
-    )
-
-
 def finished_game(
     room_id: str, seats: list[tuple[str | None, str | None]], rated: bool, winner: int = 0
 ) -> R.Finished:
@@ -56,7 +43,7 @@ def finished_game(
     linked = [R.SeatRec("person", f"t{i}", None, NOW, name, p) for i, (p, name) in enumerate(seats)]
     # A rated game as its start fixed it (server/rooms/ratedstart.py).
     fixed = "rated" if rated else ""
-    room = _opened(msgspec.structs.replace(room, seats=linked, rated=rated, ratedness=fixed))
+    room = opened(msgspec.structs.replace(room, seats=linked, rated=rated, ratedness=fixed))
     ctx = R.Context(sides=[1 - winner], who="k", now_ms=NOW + 60_000)
     return J.judge(room, P.Resign(room=room_id, id="r"), ctx).room.waiting[0]
 
