@@ -35,6 +35,7 @@ class Seated:
     def __init__(self, sides: list[int]):
         self.sides = sides
         self.who = f"test:{uuid.uuid4().hex[:8]}"
+        self.address = "127.0.0.1"  # whose address a seat keeps (rooms/ratedstart.py)
 
 
 async def _clocked_game(node: Node) -> list[Room]:

@@ -34,13 +34,15 @@ def _late_move(mover: Client, zero: float, after_s: float, lag: int) -> str:
 def test_a_move_300_ms_after_zero_claiming_500_counts_and_one_past_the_grace_is_flagged(server):
     _, south, north = seated_pair(server, "kalah", clock=CLOCK)
     players = {0: south, 1: north}
-    while True:  # the first moves, each side's (no clock runs until both have moved)
+    made = {0: 0, 1: 0}
+    while True:  # two moves a side: no clock runs before both moved, no result before two each
         state = south.wait_state(lambda s: s["to_move"] is not None)
-        if state["clock"]["running"] is not None:
+        if state["clock"]["running"] is not None and min(made.values()) >= 2:
             break
         mover = players[state["to_move"]]
         mover.wait_state(lambda s, v=state["version"]: s["version"] >= v)
         mover.move(mover.state["legal"][0]["move"])
+        made[state["to_move"]] += 1
         south.wait_state(lambda s, v=state["version"]: s["version"] > v)
     mover, zero = _running(players)
     side, version = mover.sides[0], mover.state["version"]
