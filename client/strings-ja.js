@@ -130,6 +130,7 @@ export const JA = {
   "lobby.cancel": "取り消す",
   "lobby.open": "対局を待っている人",
   "lobby.empty": "今は誰も待っていません。上のボタンを押せば、次に来た人と対局できます。",
+  "lobby.more.one": "ほかにも {n} 件の募集があります（{games}）。",
   "lobby.more.other": "ほかにも {n} 件の募集があります（{games}）。",
   "lobby.noClock": "持ち時間なし",
   "lobby.anonymous": "プレイヤー",
