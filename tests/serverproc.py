@@ -73,6 +73,11 @@ class ServerProcess:
         env["NYUMBA_JOINS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_ROOM_VISITORS_PER_MINUTE"] = "1000000000"
         env["NYUMBA_REPORTS_PER_MINUTE"] = "1000000"  # every browser test's page reports its device
+        # A test's bots seek and are paired without joining, from the same address as its
+        # browsers: the lobby's pairings in flight and cooldowns per address are lifted too
+        # (tests/server/live/test_lobby_fairness.py sets them back).
+        env["NYUMBA_PAIRINGS_PER_ADDRESS"] = "1000000"
+        env["NYUMBA_SEEK_COOLDOWNS_MS"] = "0"
         # Every test player connects from 127.0.0.1: rated games are rated as a club's behind one
         # address are; the address rule has tests of its own (test_ratedness.py).
         env["NYUMBA_RATED_SAME_ADDRESS"] = "on"
