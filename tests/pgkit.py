@@ -142,3 +142,11 @@ def own_schema(url: str) -> Iterator[str]:
 
 def sqlite_url(tmp: Path) -> str:
     return f"sqlite:///{tmp / 'archive.sqlite3'}"
+
+
+def archive_url(kind: str, tmp: Path, stack: contextlib.ExitStack) -> str:
+    """The archive a test names by ``kind``: a SQLite file in ``tmp``, or a PostgreSQL schema
+    of the test's own, dropped when ``stack`` closes."""
+    if kind == "sqlite":
+        return sqlite_url(tmp)
+    return stack.enter_context(own_schema(stack.enter_context(postgres_url(tmp))))

@@ -21,7 +21,7 @@ import pytest
 import redis
 from archivekit import wait_archived
 from asynckit import run
-from pgkit import own_schema, postgres_url, sqlite_url
+from pgkit import archive_url
 from relaykit import CutRelay
 from serverproc import ServerProcess
 from wsclient import Client, create_room
@@ -40,10 +40,7 @@ def world(request, tmp_path_factory, key_prefix):
     with contextlib.ExitStack() as stack:
         valkey = EmbeddedValkey(tmp / "valkey").start()
         stack.callback(valkey.stop)
-        if request.param == "sqlite":
-            url = sqlite_url(tmp)
-        else:
-            url = stack.enter_context(own_schema(stack.enter_context(postgres_url(tmp))))
+        url = archive_url(request.param, tmp, stack)
         env = {**ENV, "DATABASE_URL": url, "NYUMBA_KEY_PREFIX": key_prefix + "killed:"}
         b = ServerProcess(redis_url=valkey.url, data_dir=tmp / "b", env=env).start()
         stack.callback(b.stop)

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from archivekit import Player, archived_counts, rated_game, wait_archived
 from asynckit import run
-from pgkit import PostgresServer, own_schema, postgres_url, sqlite_url
+from pgkit import PostgresServer, archive_url, sqlite_url
 from serverproc import ServerProcess
 
 from server.ratings import glicko2 as G
@@ -31,10 +31,7 @@ def cluster(request, tmp_path_factory, key_prefix):
     with contextlib.ExitStack() as stack:
         valkey = EmbeddedValkey(tmp / "valkey").start()
         stack.callback(valkey.stop)
-        if request.param == "sqlite":
-            url = sqlite_url(tmp)
-        else:
-            url = stack.enter_context(own_schema(stack.enter_context(postgres_url(tmp))))
+        url = archive_url(request.param, tmp, stack)
         env = {**ENV, "DATABASE_URL": url, "NYUMBA_KEY_PREFIX": key_prefix + "archive:"}
         nodes = [
             ServerProcess(redis_url=valkey.url, data_dir=tmp / f"node{i}", env=env).start()

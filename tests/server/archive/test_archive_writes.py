@@ -11,7 +11,6 @@ import msgspec
 import pytest
 from archivekit import opened
 from asynckit import run
-from pgkit import own_schema, postgres_url, sqlite_url
 from sqlalchemy import func, select
 
 from server.archive import games, players, schema, standings
@@ -24,15 +23,6 @@ from server.rooms import room as R
 from server.rooms.finished import record_text
 
 NOW = 1_800_000_000_000
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    with postgres_url(tmp_path) as url, own_schema(url) as schema_url:
-        yield schema_url
 
 
 def finished_game(

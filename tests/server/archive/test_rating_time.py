@@ -11,7 +11,6 @@ import msgspec
 import pytest
 from archivekit import won_by_south
 from asynckit import run
-from pgkit import own_schema, postgres_url, sqlite_url
 
 from server.archive import games, players, standings
 from server.archive.db import Database
@@ -22,15 +21,6 @@ from server.rooms.finished import record_text
 NOW = 1_800_000_000_000
 DAY = 86_400_000
 MONTH = NOW + 30 * DAY + 3_600_000  # 30 whole days and an hour later
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    with postgres_url(tmp_path) as url, own_schema(url) as schema_url:
-        yield schema_url
 
 
 def grown_by_hand(deviation: float, volatility: float, days: int) -> float:
