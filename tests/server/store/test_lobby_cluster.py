@@ -55,10 +55,11 @@ def test_seeks_on_two_nodes_pair_and_the_game_flags_on_a_cluster(nodes) -> None:
     )
     south.join()
     north.join()
-    south.move(south.state["legal"][0]["move"])
-    north.wait_state(lambda s: s["to_move"] == 1)
-    north.move(north.state["legal"][0]["move"])
-    south.wait_state(lambda s: s["plies"] == 2)
+    for ply in range(4):  # two moves a side (Oware alternates): a flag before them aborts
+        mover = (south, north)[ply % 2]
+        mover.wait_state(lambda s, ply=ply: s["plies"] == ply and s["to_move"] == ply % 2)
+        mover.move(mover.state["legal"][0]["move"])
+    south.wait_state(lambda s: s["plies"] == 4)
     started = time.monotonic()
     for player in (south, north):
         over = player.wait_state(lambda s: s["outcome"] is not None, timeout=8)
