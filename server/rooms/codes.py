@@ -1,7 +1,10 @@
-"""The closed lists the wire and the docs share: every adjudication and every error code, each
-with its meaning. ``server/rooms/protocol.py`` puts them in the generated schema, and
-``tests/server/rooms/test_protocol_doc.py`` holds server/PROTOCOL.md to them (STYLE.md: one list
-the docs are checked from). Kept apart from the message declarations, which they outgrew."""
+"""The closed lists the wire and the docs share: every adjudication, every error code of the
+protocol, and every code of an HTTP problem document with the statuses it comes with, each with
+its meaning. ``server/rooms/protocol.py`` puts them in the generated schema,
+``server/web/openapi.py`` in the OpenAPI document, and server/PROTOCOL.md's tables are checked
+against them (``tests/server/rooms/test_codes_documented.py``, which also scans the source for
+every code the server writes: STYLE.md, one list). Kept apart from the message declarations,
+which they outgrew."""
 
 from __future__ import annotations
 
@@ -45,3 +48,135 @@ ERRORS: dict[str, str] = {
     "internal": "The server could not handle that message; nothing changed.",
     **seeks.ERRORS,
 }
+
+# Every code an HTTP answer's problem document can carry (``{code, message}``), with the
+# statuses it comes with and when. The protocol's codes that HTTP also answers are here too,
+# with their HTTP statuses. ``server/web/openapi.py`` builds the OpenAPI document's statuses
+# and its Problem's codes from this; PROTOCOL.md's table is ``http_table()``.
+HTTP_ERRORS: dict[str, tuple[tuple[int, ...], str]] = {
+    "bad-json": ((400,), "a body that is not JSON, or nested too deeply"),
+    "bad-message": ((400,), "a body that does not match its declaration (a field, type or value)"),
+    "bad-game": (
+        (400, 404),
+        "an unknown game, option or option value: 400 in a body (`POST /api/rooms`), 404 in a "
+        "path (`/api/ratings/{game}`, `/api/leaderboard/{game}`)",
+    ),
+    "bad-record": (
+        (400,),
+        "a record that does not load: the first ply or field that does not match",
+    ),
+    "rated-needs-clock": ((400,), "`POST /api/rooms` with `rated` and no `clock`"),
+    "bad-page": (
+        (400,),
+        "a `page` that is not a whole number from 0 to 10000 (`/api/players/{id}`)",
+    ),
+    "bad-players": (
+        (400,),
+        "`players` that is not 1 to 8 player ids, comma-separated (`/api/ratings/{game}`)",
+    ),
+    "bad-name": (
+        (400,),
+        "a display name the name rules refuse (`PATCH /api/me`; the message says why)",
+    ),
+    "bad-challenge": ((400,), "a passkey challenge that is unknown, used or expired"),
+    "bad-passkey": (
+        (400, 403),
+        "a passkey answer the WebAuthn check refuses: 400 adding it, 403 signing in",
+    ),
+    "wrong-address": (
+        (400,),
+        "a passkey ceremony asked under another host than `NYUMBA_PUBLIC_URL`'s (the message names "
+        "the address to open)",
+    ),
+    "bad-http": ((400,), "a request the HTTP parser cannot read"),
+    "bad-upgrade": (
+        (400,),
+        "a WebSocket upgrade refused: no `Sec-WebSocket-Key`, a version other than 13",
+    ),
+    "bad-request": ((400,), "any other refusal of the HTTP layer"),
+    "cross-site": ((403,), "a post, or a WebSocket upgrade, from another site's page"),
+    "not-owner": ((403,), "a `DELETE` of a running analysis without its `cancel_token`"),
+    "forbidden": ((403,), "a WebSocket upgrade refused otherwise"),
+    "too-many-sockets": ((403,), "a WebSocket upgrade from an address holding as many as it may"),
+    "unknown-passkey": ((403,), "a passkey that belongs to no player here"),
+    "other-relying-party": ((403,), "a passkey made for another relying party than this server's"),
+    "passkey-counter": (
+        (403,),
+        "a passkey whose signature counter did not move forward: another sign-in used it at the "
+        "same moment, or it was copied",
+    ),
+    "not-found": ((404,), "nothing at that path"),
+    "no-room": ((404,), "no such room (it may have expired)"),
+    "no-analysis": (
+        (404,),
+        "no analysis of that key is running or kept, or the key is not 32 hex digits",
+    ),
+    "no-game": ((404,), "no finished game has that id (yet)"),
+    "no-player": (
+        (404,),
+        "this browser has no player yet (`PATCH`/`DELETE /api/me`, adding a passkey), or no player "
+        "has that id (`/api/players/{id}`)",
+    ),
+    "method-not-allowed": ((405,), "a method the path does not take (with `Allow`)"),
+    "too-slow": ((408,), "a body that took over 15 s to arrive"),
+    "busy": (
+        (409, 429, 503),
+        "try again: 409 a new room's random id was taken; 429 this address's analysis is still "
+        "running (with `Retry-After`); 503 the node runs as many analyses or replays as it takes "
+        "(with `Retry-After`)",
+    ),
+    "passkey-taken": (
+        (409,),
+        "a passkey whose credential id is already kept, for this player or another",
+    ),
+    "conflict": (
+        (409,),
+        "a change to a player the archive refused because another came first, such as the player "
+        "deleted meanwhile (nothing was changed)",
+    ),
+    "too-large": ((413,), "a body over its cap (64 KiB for records and rooms)"),
+    "bad-content-type": ((415,), "a body not sent as `application/json` (with `Accept-Post`)"),
+    "upgrade-required": ((426,), "`/ws` without a WebSocket upgrade (with `Upgrade: websocket`)"),
+    "rate-limited": ((429,), "over a per-address quota (with `Retry-After` where it says when)"),
+    "internal": ((500,), "a fault of the server (nothing changed)"),
+    "store-down": ((503,), "the store does not answer"),
+    "archive-down": ((503,), "the archive's database does not answer (play goes on)"),
+    "draining": ((503,), "the node is shutting down (`/readyz`)"),
+}
+
+# The statuses of HTTP problem documents, each with a few words for its heading.
+HTTP_STATUSES: dict[int, str] = {
+    400: "Bad request",
+    403: "Refused",
+    404: "Not found",
+    405: "Method not allowed",
+    408: "Too slow",
+    409: "Conflict",
+    413: "Too large",
+    415: "Not JSON",
+    426: "Upgrade required",
+    429: "Too many",
+    500: "Server fault",
+    503: "Unavailable",
+}
+
+
+def http_codes(status: int) -> list[str]:
+    """The codes a problem document of ``status`` can carry."""
+    return [code for code, (statuses, _) in HTTP_ERRORS.items() if status in statuses]
+
+
+def http_table() -> str:
+    """PROTOCOL.md's table of HTTP problem codes (``tests/server/rooms/test_codes_documented.py``
+    holds the document to it)."""
+    rows = ["| code | status | when |", "| --- | --- | --- |"]
+    for code, (statuses, when) in HTTP_ERRORS.items():
+        rows.append(f"| `{code}` | {', '.join(map(str, statuses))} | {when} |")
+    return "\n".join(rows) + "\n"
+
+
+def adjudication_table() -> str:
+    """PROTOCOL.md's table of adjudications."""
+    rows = ["| adjudication | meaning |", "| --- | --- |"]
+    rows += [f"| `{name}` | {meaning} |" for name, meaning in ADJUDICATIONS.items()]
+    return "\n".join(rows) + "\n"

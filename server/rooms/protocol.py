@@ -19,7 +19,7 @@ from msgspec import Meta
 from engine.core import Choice, Outcome, Step
 from server.rooms import names, seeks
 from server.rooms.clock import Clock
-from server.rooms.codes import ADJUDICATIONS, ERRORS  # the closed lists, kept apart
+from server.rooms.codes import ADJUDICATIONS, ERRORS, HTTP_ERRORS  # the closed lists, kept apart
 from server.rooms.httpanswers import AnalysisStatus
 from server.rooms.moved import Moved
 
@@ -269,7 +269,7 @@ class Error(_Out, frozen=True, tag="error"):
     intent id it answers, if any. Nothing changed. ``retry_after_ms``: for a refusal that
     lasts a while (``cooldown``, ``pairing-pending``), how long until it may end."""
 
-    code: str
+    code: Annotated[str, Meta(extra_json_schema={"enum": list(ERRORS)})]
     message: str
     id: str | None = None
     retry_after_ms: int | None = None
@@ -336,15 +336,33 @@ def schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "nyumba WebSocket protocol",
-        "$defs": components,
+        "$defs": enum_adjudications(components),
         "oneOf": [
             {"title": "client to server", **client},
             {"title": "server to client", **server},
         ],
         "errors": ERRORS,
         "adjudications": ADJUDICATIONS,
-        "http": {"analysis": analysis},
+        "http": {"analysis": analysis, "errors": http_errors()},
     }
+
+
+def http_errors() -> dict[str, dict[str, Any]]:
+    """``HTTP_ERRORS`` as the schemas publish it: each code's statuses and when."""
+    return {c: {"statuses": list(s), "when": when} for c, (s, when) in HTTP_ERRORS.items()}
+
+
+def enum_adjudications(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schemas`` with every ``adjudication`` property typed as one of ``ADJUDICATIONS`` (or
+    null): the engine's Outcome, which cannot know the server's, declares a string."""
+    for schema in schemas.values():
+        field = schema.get("properties", {}).get("adjudication")
+        if field is not None:
+            nullable = "null" in str(field)
+            kept = {k: v for k, v in field.items() if k == "description"}
+            field.clear()
+            field.update(kept, enum=[*ADJUDICATIONS, *([None] if nullable else [])])
+    return schemas
 
 
 SCHEMA_FILE = "protocol.schema.json"

@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from server import __version__
-from server.rooms import protocol as P
 from server.rooms.clock import Control
+from server.rooms.codes import HTTP_ERRORS
 from server.rooms.view import History as History  # GET /api/rooms/{room}/history's body
 
 RoomMode = Literal["friend", "computer", "local"]
@@ -78,48 +78,11 @@ class DeviceReport(_Report, frozen=True, tag="device"):
 PageReport = FriendLinkReport | SocketFailingReport | DeviceReport
 
 
-# The codes of HTTP problem documents beyond the protocol's (``P.ERRORS``), each with where
-# it comes from; tests/server/web/test_http_problems.py finds every code the server writes.
-HTTP_CODES: dict[str, str] = {
-    "bad-game": "an unknown game, option or option value (POST /api/rooms)",
-    "bad-record": "a record that does not load (engine/RECORDS.md)",
-    "bad-content-type": "a body not sent as application/json (415)",
-    "cross-site": "a post, or a WebSocket upgrade, from another site's page (403)",
-    "not-owner": "a DELETE of a running analysis without its cancel_token (403)",
-    "no-analysis": "no such analysis (404)",
-    "not-found": "nothing at that path (404)",
-    "method-not-allowed": "a method the path does not take (405, with Allow)",
-    "bad-request": "any other refusal of the HTTP layer (4xx)",
-    "too-slow": "a body that took over 15 s (408)",
-    "upgrade-required": "/ws without a WebSocket upgrade (426)",
-    "bad-upgrade": "a WebSocket upgrade websockets refuses: no key, another version (400)",
-    "bad-http": "a request the HTTP parser cannot read (400)",
-    "forbidden": "an upgrade refused otherwise (403)",
-    "too-many-sockets": "an address over its WebSocket cap (403)",
-    "store-down": "the store does not answer (503)",
-    "draining": "the node is shutting down (503, /readyz)",
-    "no-player": "no player: this browser has none yet (PATCH /api/me), or no player has that id",
-    "bad-name": "a display name the name rules refuse (PATCH /api/me; the reason is the message)",
-    "archive-down": "the archive's database does not answer (503)",
-    "no-game": "no finished game has that id (/g/{id}, /api/archive/{id})",
-    "bad-page": "a page number that is not a number from 0 (/api/players/{id}/games)",
-    "bad-challenge": "a passkey challenge that is unknown, used or expired",
-    "bad-passkey": "a passkey response the WebAuthn check refuses",
-    "unknown-passkey": "a passkey that belongs to no player here (403)",
-    "wrong-address": "a passkey ceremony asked under a host other than NYUMBA_PUBLIC_URL's (400)",
-    "other-relying-party": "a passkey made for another relying party than this server's (403)",
-    "passkey-counter": "a passkey whose signature counter did not move forward (403)",
-    "passkey-taken": "a passkey whose credential id is already kept (409)",
-    "conflict": "a change the archive refused: it clashes with one made meanwhile (409)",
-}
-PROBLEM_CODES = sorted({*P.ERRORS, *HTTP_CODES})
-
-
 class Problem(msgspec.Struct):
-    """Every HTTP error: a stable ``code`` (the protocol's error codes, and those of
-    ``HTTP_CODES``) and a sentence."""
+    """Every HTTP error: a stable ``code`` (``server/rooms/codes.py``'s ``HTTP_ERRORS``: the
+    schema's ``x-codes`` gives each one's statuses and when) and a sentence."""
 
-    code: Annotated[str, msgspec.Meta(extra_json_schema={"enum": PROBLEM_CODES})]
+    code: Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(HTTP_ERRORS)})]
     message: str
 
 
