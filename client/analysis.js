@@ -119,7 +119,7 @@ export function openAnalysis(container, record, view, { onClose = () => {}, flip
   function answer(r) {
     if (closed) return;
     const d = r.data || {};
-    if (r.status === 503 && d.code === "busy") {
+    if ((r.status === 429 || r.status === 503) && d.code === "busy") {
       setPhase("busy", { key: "analysis.busy", vars: { s: r.retry } });
       timer = setTimeout(start, r.retry * 1000);
       return;

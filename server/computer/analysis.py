@@ -21,7 +21,7 @@ addresses each holding a long Oware analysis, a fifth address's is answered ``ru
 0.3-0.8 s and has its first position 0.7-2.9 s after asking (the plan, then that position, each
 waiting one round of the others' jobs; six runs on two shared cores; before, it was refused for
 as long as the four held on: ``tests/server/computer/test_analysis_share.py``). Beyond either
-bound: ``Busy`` (HTTP 503 ``busy``, Retry-After). An attacker with ``max_jobs`` addresses can
+bound: ``Busy`` (HTTP 503 ``busy``, Retry-After; the address's own bound, ``AddressBusy``: 429). An attacker with ``max_jobs`` addresses can
 fill a node, and everyone else hears ``busy`` until one of those ends (an analysis is finite,
 and one nobody asks about for ``abandon_s`` is dropped); the server itself is safe at any
 count: all analyses share the one idle-class thinker, so more of them divide it rather than
@@ -68,7 +68,12 @@ from server.rooms.room import hash_token, new_token
 
 log = logging.getLogger("nyumba.analysis")
 
-__all__ = ["Analyses", "BadRecord", "Busy", "NotOwner"]
+__all__ = ["AddressBusy", "Analyses", "BadRecord", "Busy", "NotOwner"]
+
+
+class AddressBusy(Busy):
+    """This address already has as many analyses running here as it may."""
+
 
 # KEYS: the askers (address -> token hash). ARGV: address, token hash, cap, seconds to keep.
 # 1 recorded (an address asking again replaces its token), 0 when the analysis has its cap.
@@ -187,7 +192,7 @@ class Analyses:
         if len(self.jobs) + self.planning >= self.max_jobs:
             raise Busy(BUSY)
         if self.by_address[address] >= self.per_address:
-            raise Busy(YOURS)
+            raise AddressBusy(YOURS)
         self.planning += 1
         self.by_address[address] += 1
         started = False

@@ -17,6 +17,7 @@ from server.computer.analysis import (
     NONE,
     NOT_OWNER,
     RETRY_S,
+    AddressBusy,
     Analyses,
     BadRecord,
     NotOwner,
@@ -53,12 +54,15 @@ def routes(analyses: Callable[[], Analyses], allowed_origins: Any) -> list[Route
         address = request.client.host if request.client else "unknown"
         try:
             return answer(await analyses().request(address, body))
-        except Busy as exc:
+        except AddressBusy as exc:  # this address's own bound: a client's error
+            return problem(429, "busy", str(exc), headers={"retry-after": str(RETRY_S)})
+        except Busy as exc:  # the node's
             return problem(503, "busy", str(exc) or BUSY, headers={"retry-after": str(RETRY_S)})
         except BadRecord as exc:
             return problem(400, "bad-record", str(exc))
         except WorkerFailed as exc:
-            return problem(503, "busy", f"The analysis could not start ({exc}); try again.")
+            retry = {"retry-after": str(RETRY_S)}
+            return problem(503, "busy", f"The analysis could not start ({exc}); try again.", retry)
 
     async def one(request: Request) -> Response:
         key = request.path_params["key"]

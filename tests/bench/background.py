@@ -126,7 +126,10 @@ async def keep_analysing(base: str, who: int, stop: asyncio.Event, took: list[fl
             body = _record(who * 10**10 + n)
             t0 = time.perf_counter()
             r = await http.post(base + "/api/analysis", content=body, headers=headers)
-            if r.status_code == 503:  # busy: the node's analyses are all taken
+            if r.status_code in (
+                429,
+                503,
+            ):  # busy: this address's, or the node's analyses all taken
                 await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 continue
             status = r.json()

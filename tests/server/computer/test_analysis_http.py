@@ -67,7 +67,7 @@ def test_busy_and_cancelled_answer_clearly_and_the_server_keeps_serving(server):
     key, token = r.json()["key"], r.json()["cancel_token"]
     # one analysis at a time for an address: the second is refused, clearly
     busy = httpx.post(server.url + "/api/analysis", headers=JSON, content=other, timeout=30)
-    assert busy.status_code == 503 and busy.json()["code"] == "busy"
+    assert busy.status_code == 429 and busy.json()["code"] == "busy"
     assert int(busy.headers["retry-after"]) > 0
     # the server answers everything else meanwhile: pages, games, new rooms, moves
     t0 = time.monotonic()
