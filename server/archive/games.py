@@ -201,10 +201,15 @@ class GameRow(msgspec.Struct):
     started_ms: int
     ended_ms: int
     seats: list[SeatRow]
-    record: str = msgspec.field(default="")
 
 
-async def game(db: Database, game_id: str) -> GameRow | None:
+class StoredGame(GameRow):
+    """An archived game with its record's text, as kept."""
+
+    record: str = ""
+
+
+async def game(db: Database, game_id: str) -> StoredGame | None:
     async with db.read() as conn:
         row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
         if row is None:
@@ -215,7 +220,7 @@ async def game(db: Database, game_id: str) -> GameRow | None:
             .where(game_seats.c.game == game_id)
             .order_by(game_seats.c.side)
         )
-        return GameRow(
+        return StoredGame(
             id=row.id,
             room=row.room,
             game_no=row.game_no,

@@ -35,8 +35,11 @@ class Standing(msgspec.Struct):
     games: Annotated[int, Meta(description="rated games in this game profile")]
     provisional: Annotated[bool, Meta(description="deviation (as grown) above 110: shown '?'")]
     player: str = ""
-    name: str | None = None
+    name: Annotated[str | None, Meta(description="the player's name; null: none chosen")] = None
     last_ms: Annotated[int, Meta(description="when the last rated game was rated (ms)")] = 0
+    volatility: Annotated[
+        float, Meta(description="Glicko-2's sigma: how erratic the results are (starts at 0.06)")
+    ] = G.START_VOLATILITY
 
 
 def grown(r: Any, now_ms: int) -> G.Rating:
@@ -44,18 +47,29 @@ def grown(r: Any, now_ms: int) -> G.Rating:
     return T.current(G.Rating(r.rating, r.deviation, r.volatility), r.updated_ms, now_ms)
 
 
-def _standing(r: Any, now_ms: int, name: str | None = None) -> Standing:
+def _standing(r: Any, now_ms: int) -> Standing:
+    """A ``ratings`` row joined with its player's ``name``, as it stands at ``now_ms``."""
     now = grown(r, now_ms)
     return Standing(
-        r.game, now.rating, now.deviation, r.games, G.provisional(now), r.player, name, r.updated_ms
+        r.game,
+        now.rating,
+        now.deviation,
+        r.games,
+        G.provisional(now),
+        r.player,
+        r.name,
+        r.updated_ms,
+        now.volatility,
     )
+
+
+# Ratings with their players' names (a player's rating goes when the player does).
+NAMED = select(ratings, players.c.name).join(players, players.c.id == ratings.c.player)
 
 
 async def standings(db: Database, player: str, now_ms: int) -> list[Standing]:
     async with db.read() as conn:
-        rows = await conn.execute(
-            select(ratings).where(ratings.c.player == player).order_by(ratings.c.game)
-        )
+        rows = await conn.execute(NAMED.where(ratings.c.player == player).order_by(ratings.c.game))
         return [_standing(r, now_ms) for r in rows]
 
 
@@ -65,7 +79,7 @@ async def rating_of(
     """Each of ``players_``'s rating in ``game`` (those rated in it)."""
     async with db.read() as conn:
         rows = await conn.execute(
-            select(ratings).where(ratings.c.game == game, ratings.c.player.in_(players_))
+            NAMED.where(ratings.c.game == game, ratings.c.player.in_(players_))
         )
         return {r.player: _standing(r, now_ms) for r in rows}
 
@@ -79,9 +93,7 @@ async def leaderboard(db: Database, game: str, now_ms: int) -> list[Standing]:
     step = ratings.c.volatility * G.SCALE
     grown = ratings.c.deviation * ratings.c.deviation + away * step * step
     query = (
-        select(ratings, players.c.name)
-        .join(players, players.c.id == ratings.c.player)
-        .where(
+        NAMED.where(
             ratings.c.game == game,
             ratings.c.games >= T.BOARD_GAMES,
             ratings.c.updated_ms >= now_ms - T.BOARD_RECENT_MS,
@@ -93,7 +105,7 @@ async def leaderboard(db: Database, game: str, now_ms: int) -> list[Standing]:
     async with db.read() as conn:
         rows = list(await conn.execute(query))
     return [
-        _standing(r, now_ms, r.name)
+        _standing(r, now_ms)
         for r in rows
         if T.listed(G.Rating(r.rating, r.deviation, r.volatility), r.games, r.updated_ms, now_ms)
     ]

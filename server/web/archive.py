@@ -38,6 +38,9 @@ from server.web.httpguard import problem
 from server.web.players import archive_down
 
 ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
+PAGE = re.compile(r"^[0-9]{1,5}$")
+MAX_PAGE = 10_000
+MAX_PLAYERS = 8  # the ratings of one request: a room's seats, a lobby's page of seeks
 
 
 class ArchivedGame(msgspec.Struct):
@@ -45,6 +48,11 @@ class ArchivedGame(msgspec.Struct):
 
     game: games.GameRow
     record: dict[str, Any]
+
+
+def _shown(g: games.StoredGame) -> games.GameRow:
+    """The stored game without its record's text (the answer has the record as JSON)."""
+    return games.GameRow(**{f: getattr(g, f) for f in games.GameRow.__struct_fields__})
 
 
 class PlayerPage(msgspec.Struct):
@@ -67,7 +75,7 @@ def _no_game() -> Response:
     return problem(404, "no-game", "No finished game has that id (yet).")
 
 
-def _named(g: games.GameRow) -> dict[str, Any]:
+def _named(g: games.StoredGame) -> dict[str, Any]:
     return with_names(json.loads(g.record), [s.name for s in g.seats])
 
 
@@ -111,14 +119,16 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
                 media_type="application/json",
                 headers={"content-disposition": f'attachment; filename="{name}"'},
             )
-        return _json(ArchivedGame(msgspec.structs.replace(g, record=""), record))
+        return _json(ArchivedGame(_shown(g), record))
 
     async def player(request: Request) -> Response:
         pid = request.path_params["id"]
-        try:
-            number = max(0, min(10_000, int(request.query_params.get("page", "0"))))
-        except ValueError:
-            return problem(400, "bad-page", "page is a number: 0 for the newest games.")
+        page = request.query_params.get("page", "0")
+        if not PAGE.match(page) or int(page) > MAX_PAGE:
+            return problem(
+                400, "bad-page", f"page is a whole number from 0 (the newest games) to {MAX_PAGE}."
+            )
+        number = int(page)
         if not ID.match(pid):
             return problem(404, "no-player", "No player has that id.")
         try:
@@ -139,9 +149,14 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
         game = _profile(request)
         if game is None:
             return problem(404, "bad-game", "No game profile has that name.")
-        wanted = [p for p in request.query_params.get("players", "").split(",") if ID.match(p)]
+        asked = request.query_params.get("players")
+        wanted = [] if asked is None else asked.split(",")
+        if len(wanted) > MAX_PLAYERS or not all(ID.match(p) for p in wanted):
+            return problem(
+                400, "bad-players", f"players is 1 to {MAX_PLAYERS} player ids, comma-separated."
+            )
         try:
-            found = await standings.rating_of(db(), wanted[:8], game, now_ms()) if wanted else {}
+            found = await standings.rating_of(db(), wanted, game, now_ms()) if wanted else {}
         except DOWN as exc:
             return archive_down(db(), exc)
         return _json(found)
@@ -170,32 +185,47 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
     ]
 
 
-def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
+def openapi_paths(problems: Callable[..., dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
     """This module's and ``server/web/players.py``'s routes for ``GET /api/openapi.json``, and
-    the types their bodies are declared with."""
+    the types their bodies are declared with. Every status an operation can answer is listed:
+    a post from another site's page is 403 ``cross-site``, a database that does not answer 503
+    ``archive-down``, a change it refuses 409 ``conflict``, a fault 500 (``problems``: the
+    document's error answers, ``server/web/openapi.py``)."""
     from server.web import players as P
 
-    def ok(name: str | None, what: str, many: bool = False) -> dict[str, Any]:
-        schema: dict[str, Any] = {"$ref": f"#/components/schemas/{name}"} if name else {}
-        schema = {"type": "array", "items": schema} if many else schema or {"type": "object"}
+    def ok(name: str, what: str, many: bool = False) -> dict[str, Any]:
+        schema: dict[str, Any] = {"$ref": f"#/components/schemas/{name}"}
+        schema = {"type": "array", "items": schema} if many else schema
         return {"description": what, "content": {"application/json": {"schema": schema}}}
-
-    problem = {
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-    }
-
-    def fails(*codes: int) -> dict[str, Any]:
-        return {str(c): {"description": "A problem document", **problem} for c in codes}
 
     def body(name: str) -> dict[str, Any]:
         ref = {"$ref": f"#/components/schemas/{name}"}
         return {"required": True, "content": {"application/json": {"schema": ref}}}
 
-    def param(name: str) -> list[dict[str, Any]]:
-        return [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}]
+    def param(name: str, **schema: Any) -> dict[str, Any]:
+        return {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", **schema},
+        }
 
-    refused = (408, 413, 415, 503)  # what a body may be refused with (server/web/httpguard.py)
-    ceremony = {"challenge": "its id", "options": "the WebAuthn options, as JSON"}
+    def query(name: str, description: str, **schema: Any) -> dict[str, Any]:
+        return {
+            "name": name,
+            "in": "query",
+            "required": False,
+            "description": description,
+            "schema": schema,
+        }
+
+    refused = (408, 413, 415)  # what a body may be refused with (server/web/httpguard.py)
+    changed = (403, 409, 503)  # any change: cross-site, conflict, archive-down
+    game = param("game")
+    record = {
+        "description": "A game record",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Record"}}},
+    }
     standing = {"$ref": "#/components/schemas/Standing"}
     by_player = {
         "description": "Each asked player rated in the game: their Standing, by player id",
@@ -203,100 +233,152 @@ def openapi_paths() -> tuple[dict[str, Any], list[Any]]:
             "application/json": {"schema": {"type": "object", "additionalProperties": standing}}
         },
     }
+    wrong = "wrong-address (not asked at NYUMBA_PUBLIC_URL's host), bad-message, bad-challenge"
     paths: dict[str, Any] = {
         "/api/me": {
             "get": {
+                "operationId": "me",
                 "summary": "This browser's player (player null: none)",
-                "responses": {"200": ok("Me", "The player")},
+                "responses": {"200": ok("Me", "The player"), **problems(409, 503)},
             },
             "post": {
+                "operationId": "becomePlayer",
                 "summary": "Be a player: made now (201, the cookie set) or the cookie's (200)",
                 "responses": {
                     "200": ok("Me", "The cookie's player"),
                     "201": ok("Me", "A new player"),
-                    **fails(403, 429, 503),
+                    **problems(*changed, 429),
                 },
             },
             "patch": {
+                "operationId": "nameMe",
                 "summary": "Name the player",
                 "requestBody": body("NameChange"),
-                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 404, *refused)},
+                "responses": {
+                    "200": ok("Me", "The player"),
+                    **problems(400, 404, *changed, *refused),
+                },
             },
             "delete": {
+                "operationId": "deleteMe",
                 "summary": "Delete the player: sessions, passkeys, ratings; the games stay, anonymous",
-                "responses": {"204": {"description": "Deleted"}, **fails(403, 404, 503)},
+                "responses": {"204": {"description": "Deleted"}, **problems(404, *changed)},
             },
         },
         "/api/me/signout": {
             "post": {
+                "operationId": "signOut",
                 "summary": "End this browser's session",
-                "responses": {"204": {"description": "Signed out"}},
+                "responses": {"204": {"description": "Signed out"}, **problems(*changed)},
             }
         },
         "/api/passkeys/register/options": {
             "post": {
-                "summary": "Options to make a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 404, 429, 503)},
+                "operationId": "passkeyRegisterOptions",
+                "summary": "Options to make a passkey",
+                "responses": {
+                    "200": ok("PasskeyOptions", "For navigator.credentials.create"),
+                    **problems(400, 404, *changed, 429, s400=wrong),
+                },
             }
         },
         "/api/passkeys/register": {
             "post": {
+                "operationId": "passkeyRegister",
                 "summary": "Add the passkey made",
                 "requestBody": body("Answer"),
-                "responses": {"201": ok("Me", "The player"), **fails(400, 404, 409, *refused)},
+                "responses": {
+                    "201": ok("Me", "The player"),
+                    **problems(400, 404, *changed, *refused, s400=wrong + ", bad-passkey"),
+                },
             }
         },
         "/api/passkeys/signin/options": {
             "post": {
-                "summary": "Options to sign in with a passkey (400 wrong-address: not at the public URL)",
-                "responses": {"200": ok(None, str(ceremony)), **fails(400, 429, 503)},
+                "operationId": "passkeySigninOptions",
+                "summary": "Options to sign in with a passkey",
+                "responses": {
+                    "200": ok("PasskeyOptions", "For navigator.credentials.get"),
+                    **problems(400, *changed, 429, s400=wrong),
+                },
             }
         },
         "/api/passkeys/signin": {
             "post": {
+                "operationId": "passkeySignin",
                 "summary": "Sign in: a new session for the passkey's player",
                 "requestBody": body("Answer"),
-                "responses": {"200": ok("Me", "The player"), **fails(400, 403, 409, *refused)},
+                "responses": {
+                    "200": ok("Me", "The player"),
+                    **problems(400, *changed, *refused, s400=wrong),
+                },
             }
         },
         "/api/archive/{id}": {
             "get": {
+                "operationId": "archivedGame",
                 "summary": "A finished game and its record",
-                "parameters": param("id"),
-                "responses": {"200": ok("ArchivedGame", "The game"), **fails(404, 503)},
+                "parameters": [param("id")],
+                "responses": {"200": ok("ArchivedGame", "The game"), **problems(404, 503)},
             }
         },
         "/api/archive/{id}/record": {
             "get": {
+                "operationId": "archivedRecord",
                 "summary": "A finished game's record, as a download",
-                "parameters": param("id"),
-                "responses": {"200": ok(None, "A game record"), **fails(404, 503)},
+                "parameters": [param("id")],
+                "responses": {"200": record, **problems(404, 503)},
             }
         },
         "/api/players/{id}": {
             "get": {
-                "summary": "A player, their ratings and games (?page=N, 20 a page)",
-                "parameters": param("id"),
-                "responses": {"200": ok("PlayerPage", "The player"), **fails(400, 404, 503)},
+                "operationId": "player",
+                "summary": "A player, their ratings and games, 20 a page, newest first",
+                "parameters": [
+                    param("id"),
+                    query(
+                        "page",
+                        "0: the newest games",
+                        type="integer",
+                        minimum=0,
+                        maximum=MAX_PAGE,
+                        default=0,
+                    ),
+                ],
+                "responses": {"200": ok("PlayerPage", "The player"), **problems(400, 404, 503)},
             }
         },
         "/api/ratings/{game}": {
             "get": {
-                "summary": "Players' ratings in a game now (?players=a,b; 8 at most)",
-                "parameters": param("game"),
-                "responses": {"200": by_player, **fails(404, 503)},
+                "operationId": "ratings",
+                "summary": "Players' ratings in a game as they stand now",
+                "parameters": [
+                    game,
+                    query(
+                        "players",
+                        f"1 to {MAX_PLAYERS} player ids, comma-separated (more: 400 bad-players); "
+                        "left out: none",
+                        type="string",
+                        pattern=rf"^{ID.pattern[1:-1]}(,{ID.pattern[1:-1]}){{0,{MAX_PLAYERS - 1}}}$",
+                    ),
+                ],
+                "responses": {
+                    "200": by_player,
+                    **problems(400, 404, 503, s404="No game profile has that name (bad-game)"),
+                },
             }
         },
         "/api/leaderboard/{game}": {
             "get": {
+                "operationId": "leaderboard",
                 "summary": (
                     "The best listed ratings in a game: 10 rated games or more, one in the last"
                     " 30 days, deviation under 80 after its growth (server/ratings/standing.py)"
                 ),
-                "parameters": param("game"),
+                "parameters": [game],
                 "responses": {
                     "200": ok("Standing", "The best, highest first", many=True),
-                    **fails(404, 503),
+                    **problems(404, 503, s404="No game profile has that name (bad-game)"),
                 },
             }
         },
