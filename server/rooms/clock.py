@@ -54,8 +54,21 @@ class Control(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     increment_ms: Annotated[int, Meta(ge=0, le=180_000)] = 0
 
     def label(self) -> str:
-        """``3+2``: minutes and seconds, as players say it."""
-        return f"{self.initial_ms / 60000:g}+{self.increment_ms / 1000:g}"
+        """As players say it: minutes + increment seconds (``3+2``), quarter minutes as
+        fractions (``½+0``, ``1¼+1``), any other time in seconds (``4s+0``, ``100s+0``)."""
+        return f"{_initial(self.initial_ms)}+{self.increment_ms / 1000:g}"
+
+
+QUARTERS = {1: "¼", 2: "½", 3: "¾"}
+
+
+def _initial(ms: int) -> str:
+    if ms % 15_000:
+        return f"{ms / 1000:g}s"
+    minutes, quarters = divmod(ms // 15_000, 4)
+    if not quarters:
+        return str(minutes)
+    return f"{minutes or ''}{QUARTERS[quarters]}"
 
 
 class Clock(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+import engine
 from server.live.lobby import Lobby
 from server.ops import health
 from server.rooms import seeks as S
@@ -44,8 +45,10 @@ WS_NOTE = (
 
 
 class QuickPool(msgspec.Struct):
-    """A quick-pairing pool: seek ``{game, options, clock}`` to join it; ``label`` as players
-    say the clock (``3+2``: minutes + seconds)."""
+    """A quick-pairing pool: seek ``{game, options, clock}`` to join it. ``options`` has every
+    option of the game, defaults included, as ``paired.options`` has; ``label`` says the clock
+    as players do: minutes + increment seconds (``3+2``), quarter minutes as fractions
+    (``½+0``), other times in seconds (``4s+0``)."""
 
     game: str
     options: dict[str, Any]
@@ -64,8 +67,10 @@ class LobbyList(msgspec.Struct):
 
 
 def routes(lobby: Callable[[], Lobby], pools: str) -> list[Route]:
+    # Every option, as a seek's own and ``paired.options`` are: the defaults filled in
     quick = [
-        QuickPool(g, options, clock, clock.label()) for g, options, clock in S.quick_pools(pools)
+        QuickPool(g, dict(engine.load(g, **options).options), clock, clock.label())
+        for g, options, clock in S.quick_pools(pools)
     ]
 
     built: list[tuple[int, bytes]] = []  # the body for one revision of the open seeks
