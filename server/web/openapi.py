@@ -18,28 +18,35 @@ import msgspec
 import engine
 from engine import records
 from server.rooms import protocol as P
+from server.rooms.codes import HTTP_STATUSES, http_codes
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archive import openapi_paths
 from server.web.lobby import WS_NOTE, with_lobby
-from server.web.shapes import REPLAY_VIEW, UPGRADE, create_room_schema
+from server.web.shapes import PASSKEY_OPTIONS, REPLAY_VIEW, create_room_schema
 
 JSON = "application/json"
 
-# What each status means, across the API; an operation lists those it can answer.
-STATUS = {
-    400: "Bad request: bad-json, bad-message, bad-game, bad-record, rated-needs-clock",
-    403: "Refused: cross-site (a post from another site's page), not-owner",
-    404: "No such room or analysis: no-room, no-analysis",
-    408: "The body took over 15 s to arrive: too-slow",
-    409: "The new room's id is taken (busy): try again",
-    413: "The body is over 64 KiB: too-large",
-    415: "The body is not sent as application/json: bad-content-type",
-    426: "Not a WebSocket upgrade: upgrade-required",
-    429: "Over a per-address quota: rate-limited (with Retry-After where it says when)",
-    500: "A fault of the server: internal (nothing changed)",
-    503: "The store does not answer (store-down), or busy: try again after Retry-After",
-}
+
+def _meaning(status: int) -> str:
+    """What a status means across the API: its heading and the codes it can carry (from
+    ``server/rooms/codes.py``)."""
+    return f"{HTTP_STATUSES[status]}: {', '.join(http_codes(status))}"
+
+
+STATUS = {status: _meaning(status) for status in HTTP_STATUSES}
 BODY = (400, 403, 408, 413, 415, 500, 503)  # what any request with a body may be answered
+
+
+# GET /ws is a WebSocket, not an HTTP operation: what an HTTP client needs of it.
+SOCKET = (
+    "The WebSocket at `GET /ws` (rooms, moves, clocks, the lobby) is not an operation of this "
+    "document: an HTTP client cannot speak it. Its messages are in server/PROTOCOL.md and their "
+    "JSON Schema at `GET /api/protocol.json`. An upgrade it refuses is answered with a Problem: "
+    "400 bad-upgrade, 403 cross-site, forbidden or too-many-sockets, 429 rate-limited (with "
+    "Retry-After), and `GET /ws` without an upgrade 426 upgrade-required. Every code a Problem "
+    "can carry, with its statuses, is the Problem schema's `x-codes`; a method a path does not "
+    "take is answered 405 method-not-allowed (with Allow)." + WS_NOTE
+)
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -72,19 +79,20 @@ def _example_record() -> dict[str, Any]:
 
 def document(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
-    archive_paths, archive_types = with_lobby(openapi_paths())  # players, archive, lobby
-    (*_, report, ws_client, ws_server), components = msgspec.json.schema_components(
+    archive_paths, archive_types = with_lobby(openapi_paths(problems))  # players, archive, lobby
+    (*_, report), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
         + archive_types
-        + [P.AnalysisStatus, PageReport, P.ClientMessage, P.ServerMessage],
+        + [P.AnalysisStatus, PageReport],
         ref_template="#/components/schemas/{name}",
     )
     components["PageReport"] = report
-    components["ClientMessage"] = ws_client
-    components["ServerMessage"] = ws_server
+    components["Problem"]["x-codes"] = P.http_errors()
     components["CreateRoom"] = create_room_schema(components["CreateRoom"])
     components["Record"] = records.schema()
     components["ReplayView"] = REPLAY_VIEW
+    components["PasskeyOptions"] = PASSKEY_OPTIONS
+    P.enum_adjudications(components)
     room = [{"name": "room", "in": "path", "required": True, "schema": {"type": "string"}}]
     key = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
     ok = _json({"type": "object", "properties": {"ok": {"const": True}}}, '{"ok": true}')
@@ -170,8 +178,9 @@ def document(version: str = "1") -> dict[str, Any]:
                 "summary": "Start (or find) the computer's analysis of a game record",
                 "description": (
                     "A running analysis's answer carries cancel_token, this asker's alone: "
-                    "DELETE needs it. 503 busy: this address has an analysis running, or the "
-                    "node runs as many as it takes (server/computer/analysis.py)."
+                    "DELETE needs it. 429 busy: this address has an analysis running here; "
+                    "503 busy: the node runs as many as it takes "
+                    "(server/computer/analysis.py). Both with Retry-After."
                 ),
                 "requestBody": _body(_ref("Record"), _example_record()),
                 "responses": {
@@ -185,7 +194,13 @@ def document(version: str = "1") -> dict[str, Any]:
                             }
                         },
                     },
-                    **problems(*BODY, s400="The record does not load (bad-record)"),
+                    **problems(
+                        *BODY,
+                        429,
+                        s400="The record does not load (bad-record)",
+                        s429="busy: this address's analysis is still running here",
+                        s503="busy: the node runs as many analyses as it takes; or store-down",
+                    ),
                 },
             }
         },
@@ -289,43 +304,11 @@ def document(version: str = "1") -> dict[str, Any]:
                 },
             }
         },
-        "/ws": {
-            "get": {
-                "operationId": "socket",
-                "parameters": UPGRADE,
-                "summary": "The WebSocket (upgrade): ClientMessage in, ServerMessage out",
-                "description": (
-                    "See server/PROTOCOL.md. Refusals are Problems: 400 bad-upgrade (an "
-                    "upgrade websockets refuses: no Sec-WebSocket-Key, a version other than "
-                    "13), 403 cross-site (an Origin not allowed) or too-many-sockets (the "
-                    "address's cap), 429 rate-limited (the address's opens a minute, with "
-                    "Retry-After), 426 upgrade-required (no upgrade at all)." + WS_NOTE
-                ),
-                "responses": {
-                    "101": {"description": "Switching protocols: the WebSocket is open"},
-                    **problems(
-                        400,
-                        403,
-                        429,
-                        s400="An upgrade websockets refuses (bad-upgrade)",
-                        s403="cross-site, or too-many-sockets",
-                        s429="Over the address's WebSocket opens a minute (rate-limited), "
-                        "answered after a second's pause, with Retry-After",
-                    ),
-                    "426": {
-                        **_json(_ref("Problem"), "Not an upgrade (upgrade-required)"),
-                        "headers": {
-                            "Upgrade": {"schema": {"const": "websocket"}, "required": True}
-                        },
-                    },
-                },
-            }
-        },
     }
     paths.update(archive_paths)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "nyumba", "version": version},
+        "info": {"title": "nyumba", "version": version, "description": SOCKET},
         "paths": paths,
         "components": {
             "schemas": components,

@@ -1,6 +1,6 @@
 """Schemas of ``GET /api/openapi.json`` that no Struct declares (``server/web/openapi.py``
 puts them in the document): ``POST /api/rooms``'s body as the server checks it, one shape per
-game profile and its options; ``POST /api/replay``'s answer; what makes ``GET /ws`` an upgrade."""
+game profile and its options; ``POST /api/replay``'s answer."""
 
 from __future__ import annotations
 
@@ -63,13 +63,23 @@ REPLAY_VIEW = {
 }
 
 
-# What makes a GET /ws an upgrade (RFC 6455 4.1); without them: 426 upgrade-required.
-UPGRADE = [
-    {"name": name, "in": "header", "required": True, "schema": schema}
-    for name, schema in (
-        ("Upgrade", {"const": "websocket"}),
-        ("Connection", {"const": "Upgrade"}),
-        ("Sec-WebSocket-Key", {"type": "string", "pattern": "^[A-Za-z0-9+/]{22}==$"}),
-        ("Sec-WebSocket-Version", {"const": "13"}),
-    )
-]
+# The answer of POST /api/passkeys/register/options and /signin/options (server/web/players.py).
+PASSKEY_OPTIONS = {
+    "type": "object",
+    "properties": {
+        "challenge": {
+            "type": "string",
+            "description": "The ceremony's id: send it back with the credential made",
+        },
+        "options": {
+            "type": "object",
+            "description": (
+                "The WebAuthn options as JSON (PublicKeyCredentialCreationOptionsJSON to "
+                "register, PublicKeyCredentialRequestOptionsJSON to sign in): decode its "
+                "base64url fields and pass it to navigator.credentials.create or .get"
+            ),
+            "properties": {"challenge": {"type": "string"}, "rpId": {"type": "string"}},
+        },
+    },
+    "required": ["challenge", "options"],
+}
