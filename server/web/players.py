@@ -213,9 +213,12 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
         if httpguard.cross_site(request, origins):
             return problem(403, "cross-site", "Sign out from nyumba's own pages.")
         token = session_of(request)
-        if token:
-            await players.sign_out(db, token)
-            await identities.revoke([players.hash_session(token)])
+        try:
+            if token:
+                await players.sign_out(db, token)
+                await identities.revoke([players.hash_session(token)])
+        except DOWN as exc:  # the session stands: the browser is not told it has ended
+            return archive_down(db, exc)
         response = Response(status_code=204)
         clear_cookie(request, response)
         return response
