@@ -358,7 +358,7 @@ def enum_adjudications(schemas: dict[str, Any]) -> dict[str, Any]:
     for schema in schemas.values():
         field = schema.get("properties", {}).get("adjudication")
         if field is not None:
-            nullable = "null" in str(field)
+            nullable = "null" in str(field) or None in field.get("enum", ())
             kept = {k: v for k, v in field.items() if k == "description"}
             field.clear()
             field.update(kept, enum=[*ADJUDICATIONS, *([None] if nullable else [])])

@@ -11,6 +11,7 @@ it with Schemathesis (``--checks all``).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import msgspec
@@ -90,7 +91,7 @@ def document(version: str = "1") -> dict[str, Any]:
     components["Problem"]["x-codes"] = P.http_errors()
     components["CreateRoom"] = create_room_schema(components["CreateRoom"])
     components["Record"] = records.schema()
-    components["ReplayView"] = REPLAY_VIEW
+    components["ReplayView"] = copy.deepcopy(REPLAY_VIEW)  # made enums below: not in place
     components["PasskeyOptions"] = PASSKEY_OPTIONS
     P.enum_adjudications(components)
     room = [{"name": "room", "in": "path", "required": True, "schema": {"type": "string"}}]

@@ -131,6 +131,7 @@ def test_the_protocol_schema_lists_every_code_adjudication_and_status():
 
 def test_the_openapi_document_lists_every_code_and_status():
     doc = openapi.document()
+    assert openapi.document() == doc  # made afresh each time, nothing shared changed in place
     problem = doc["components"]["schemas"]["Problem"]
     assert problem["properties"]["code"]["enum"] == list(codes.HTTP_ERRORS)
     assert problem["x-codes"] == P.http_errors()
