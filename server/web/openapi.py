@@ -21,7 +21,7 @@ from engine import records
 from server.rooms import protocol as P
 from server.rooms.codes import HTTP_STATUSES, http_codes
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
-from server.web.archive import openapi_paths
+from server.web.archivedoc import openapi_paths
 from server.web.lobby import WS_NOTE, with_lobby
 from server.web.shapes import PASSKEY_OPTIONS, REPLAY_VIEW, create_room_schema
 
