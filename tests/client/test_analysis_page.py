@@ -122,3 +122,33 @@ def test_closing_a_running_analysis_cancels_it(open_page, live_server):
     while status() != "cancelled":
         assert time.monotonic() < deadline
         time.sleep(0.2)
+
+
+def test_a_second_analysis_from_one_address_waits_its_turn(open_page, live_server):
+    """One address runs one analysis at a time: the page's second is answered 429 ``busy``
+    with Retry-After, and the page says it will try again (not that the analysis failed)."""
+    from analysiskit import record
+
+    long_game = record("oware", 120, 48)  # asked over HTTP from the browser's own address
+    r = httpx.post(
+        f"{live_server}/api/analysis",
+        content=long_game,
+        headers={"content-type": "application/json"},
+        timeout=30,
+    )
+    assert r.status_code == 202, r.text
+    key, token = r.json()["key"], r.json()["cancel_token"]
+    try:
+        page = open_page(speed="off")
+        open_page.allow(r"status of 429")  # the browser logs the refusal the page handles
+        start_game(page, "kalah", {"seeds": 5}, mode="local")
+        play_local_game_out(page, 300)
+        with page.expect_response(lambda r: r.url.endswith("/api/analysis")) as posted:
+            page.click("#analyse-btn")
+        assert posted.value.status == 429, posted.value.text()
+        page.wait_for_selector("#analysis[data-state='busy']")
+        assert "trying again" in page.inner_text("#analysis")
+    finally:
+        httpx.delete(
+            f"{live_server}/api/analysis/{key}", headers={"authorization": f"Bearer {token}"}
+        )
