@@ -21,6 +21,25 @@ CHROMIUM_ARGS = [
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1100, "height": 900}
 
+# Chromium's virtual authenticator (the DevTools protocol's WebAuthn domain): a device that holds
+# passkeys and says yes at once, as a player who touches the sensor would.
+AUTHENTICATOR = {
+    "protocol": "ctap2",
+    "transport": "internal",
+    "hasResidentKey": True,
+    "hasUserVerification": True,
+    "isUserVerified": True,
+    "automaticPresenceSimulation": True,
+}
+
+
+def authenticator(context, page) -> tuple[object, str]:
+    """A virtual authenticator in ``page``'s browser: its DevTools session and its id."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    made = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
+    return cdp, made["authenticatorId"]
+
 
 def launch(pw):
     """The system Chromium (never a downloaded one)."""
