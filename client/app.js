@@ -387,5 +387,10 @@ function wire() {
 }
 
 wire();
-if (room) ensurePlayer(settings.name()).finally(() => conn.start());
+if (room) {
+  ensurePlayer(settings.name()).finally(() => {
+    $("#name").value = settings.name(); // the player's name, if another device gave it one
+    conn.start();
+  });
+}
 else onError({ code: "no-room" });

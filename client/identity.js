@@ -4,6 +4,7 @@
 
 import { $, h, show } from "./dom.js";
 import { known, t } from "./i18n.js";
+import { cleanName, settings } from "./api.js";
 
 async function call(method, path, body) {
   const response = await fetch(path, {
@@ -36,14 +37,26 @@ export async function me() {
 // (a school's network, say) has made as many new players as it may this minute.
 let refusal = null;
 
-// Be someone before joining a room, so the seat is linked (POST makes a player only if this
-// browser has none); never holds the page up long, and never stops play: without a player the
-// seats are simply not linked.
+// One name per player: the player's own (the archive's) once it has one, else the one typed on
+// this device, which then becomes the player's. The copy in this browser (settings.name()) is
+// what the lobby's seeks and the rooms' joins carry, so it follows the player's.
+function adopt(player) {
+  if (player?.name) settings.setName(player.name);
+  return player;
+}
+
+// Be someone before joining a room or the lobby, so the seat and the seek are the player's (POST
+// makes a player only if this browser has none); never holds the page up long, and never stops
+// play: without a player the seats are simply not linked.
 export async function ensurePlayer(name) {
   const work = (async () => {
-    let player = await call("POST", "/api/me", {});
-    if (name && player.name !== name) player = await call("PATCH", "/api/me", { name });
-    return player;
+    const player = await call("POST", "/api/me", {});
+    if (player.name || !name) return adopt(player);
+    try {
+      return await call("PATCH", "/api/me", { name });
+    } catch {
+      return player; // a name the server refuses: the player stays nameless
+    }
   })();
   const late = new Promise((resolve) => setTimeout(() => resolve(null), 2500));
   const failed = (err) => {
@@ -53,7 +66,13 @@ export async function ensurePlayer(name) {
   return Promise.race([work.catch(failed), late]);
 }
 
-export const rename = (name) => call("PATCH", "/api/me", { name: name || null });
+// The player's name, typed (the server may refuse it: bad-name); then this browser's too.
+export async function rename(name) {
+  const player = await call("PATCH", "/api/me", { name: cleanName(name) || null });
+  settings.setName(player.name || null);
+  return player;
+}
+
 export const deleteMe = () => call("DELETE", "/api/me");
 export const signOut = () => call("POST", "/api/me/signout", {});
 
@@ -104,9 +123,12 @@ export function passkeyTrouble(err) {
   return [key, { url, here: location.host }];
 }
 
-// The "You" box: who this browser plays as, passkeys, deletion. `name`: the name input whose
-// changes also name the player.
-export async function wireMe(box, { name } = {}) {
+// The "You" box: who this browser plays as, passkeys, sign-out, deletion. `name`: the name input,
+// which shows the player's name and whose changes name the player (`nameTrouble(err)` says why
+// not, or null once it worked). `onPlayer(player)`: this
+// browser became another player (signed in or out, deleted): its sockets should open again, as
+// a socket carries the cookie it opened with.
+export async function wireMe(box, { name, onPlayer = () => {}, nameTrouble = () => {} } = {}) {
   let player = await me();
   const note = (key, vars) => {
     const p = $(".me-note", box);
@@ -125,7 +147,16 @@ export async function wireMe(box, { name } = {}) {
     $(".me-keys", box).textContent = player ? t("me.passkeys", { n: player.passkeys }) : "";
     show($(".passkey-add", box), Boolean(player) && Boolean(window.PublicKeyCredential));
     show($(".passkey-signin", box), Boolean(window.PublicKeyCredential));
+    // Signing out of a player no passkey can bring back would lose it: offered with a passkey.
+    show($(".me-signout", box), Boolean(player?.passkeys));
     show($(".me-delete", box), Boolean(player));
+  };
+  // Another player now: their name is the one this browser shows and sends.
+  const became = (next) => {
+    player = next;
+    settings.setName(player?.name || null);
+    if (name) name.value = settings.name();
+    onPlayer(player);
   };
   const attempt = async (fn, ok, trouble = (err) => ["me.failed", { msg: err.message }]) => {
     try {
@@ -138,7 +169,13 @@ export async function wireMe(box, { name } = {}) {
     draw();
   };
   $(".passkey-add", box).addEventListener("click", () => attempt(addPasskey, "me.added", passkeyTrouble));
-  $(".passkey-signin", box).addEventListener("click", () => attempt(signIn, "me.signedIn", passkeyTrouble));
+  $(".passkey-signin", box).addEventListener("click", () =>
+    attempt(async () => became(await signIn()), "me.signedIn", passkeyTrouble));
+  $(".me-signout", box).addEventListener("click", () =>
+    attempt(async () => {
+      await signOut();
+      became(await ensurePlayer()); // the cookie is gone: a new, nameless player plays here
+    }, "me.signedOut"));
   $(".me-delete", box).addEventListener("click", async (e) => {
     const b = e.currentTarget;
     if (b.dataset.confirm !== "1") {
@@ -154,13 +191,20 @@ export async function wireMe(box, { name } = {}) {
     b.textContent = t("me.delete");
     await attempt(async () => {
       await deleteMe();
-      player = null;
-      return null;
+      became(null);
     }, "me.deleted");
   });
-  name?.addEventListener("change", () => {
-    if (player) attempt(() => rename(name.value.trim()), null);
+  name?.addEventListener("change", async () => {
+    try {
+      if (player) player = await rename(name.value.trim());
+      else settings.setName(name.value);
+      nameTrouble(null);
+    } catch (err) {
+      nameTrouble(err); // said by the name box, where it was typed
+    }
+    draw();
   });
+  if (name && player?.name && document.activeElement !== name) name.value = player.name;
   draw();
   show(box, true);
   return () => player;

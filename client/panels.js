@@ -82,28 +82,23 @@ export function renderOffer(s, v) {
   show(box, true);
 }
 
-function seatWho(seat, v) {
-  const who = seatRole(seat, v);
-  return seat.name ? t("seat.named", { name: seat.name, who }) : who;
-}
-
-function seatRole(seat, v) {
-  if (v.sides.includes(seat.side) && seat.holder !== "computer") return t("seat.you");
+// A seat as players say it: the player's name ("Eshe", "Amani (you)"), a plain word for a
+// nameless player, the computer or nobody. An identified player's name links to their page,
+// followed by their rating in this game (fetched once per player, seatratings.js), shown "?"
+// while provisional.
+function seatWho(s, seat, v) {
+  if (seat.holder === "empty") return [t("seat.empty")];
+  const mine = v.sides.includes(seat.side) && seat.holder !== "computer";
+  let role = null;
   if (seat.holder === "computer") {
     const level = t(`level.${seat.level}`);
-    return seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
-  }
-  return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
-}
-
-// An identified player's seat links to their page, with their rating in this game (fetched
-// once per player, seatratings.js), shown "?" while provisional.
-function playerLink(s, seat, v) {
-  if (!seat.player) return [];
-  const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
-  const label = r ? ratingMark(r.rating, r.provisional) : t("seat.playerPage");
+    role = seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
+  } else if (mine) role = t("seat.you");
+  const who = seat.name ? (role ? t("seat.named", { name: seat.name, who: role }) : seat.name) : role || t("seat.anonymous");
+  if (!seat.player) return [who];
   const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
-  return [" ", h("a", link, label)];
+  const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
+  return [h("a", link, who), ...(r ? [" ", ratingMark(r.rating, r.provisional)] : [])];
 }
 
 // The others' seats the computer held (for an absent player) in `prev` and a person holds in
@@ -131,10 +126,10 @@ export function renderSeats(s, v) {
       if (opponent && seat.holder === "person" && wait !== null && wait > 0 && !s.outcome) {
         extra.push(t("seat.handoverIn", { t: clock(wait) }));
       }
-      const text = t("seat.line", { side: sideName(seat.side), who: seatWho(seat, v) });
       return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
         h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
-        extra.length ? `${text} — ${extra.join(", ")}` : text, ...playerLink(s, seat, v));
+        t("seat.line", { side: sideName(seat.side), who: "" }), ...seatWho(s, seat, v),
+        extra.length ? ` — ${extra.join(", ")}` : "");
     }),
     ...watching,
   );

@@ -1,14 +1,23 @@
 // The start page (/): choose a game, its options and a mode, and open a room.
 // Also replays a record file chosen from disk.
 
-import { createRoom, getGames, replay, settings, tokens } from "./api.js";
+import { cleanName, createRoom, getGames, replay, settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
-import { ensurePlayer, wireMe } from "./identity.js";
+import { ensurePlayer, rename, wireMe } from "./identity.js";
 import { openReplay } from "./replay.js";
-import { redrawLobby, seek, startLobby } from "./lobby.js";
+import { fail as lobbyFail, reconnect, redrawLobby, refusalText, seek, startLobby } from "./lobby.js";
 
 let games = [];
+// A first visit gets a player (a cookie the page never reads) before the lobby's socket opens,
+// so its seeks, seats and games are its own: `player` once made (null: none could be).
+let player = null;
+const makePlayer = () =>
+  ensurePlayer(settings.name()).then((p) => {
+    player = p;
+    if (p && document.activeElement !== $("#name")) $("#name").value = settings.name();
+    return p;
+  });
 
 const gameTitle = (g) => (known(`game.${g.name}`) ? t(`game.${g.name}`) : g.title);
 const optionTitle = (o) => (known(`opt.${o.name}`) ? t(`opt.${o.name}`) : o.title);
@@ -73,11 +82,11 @@ async function submit(event) {
   }
   const mode = $("input[name=mode]:checked").value;
   const request = { game: game.name, options, mode, side: $("input[name=side]:checked").value, level: $("#level").value };
-  settings.setName($("#name").value);
   const [initial, increment] = $("#clock").value.split("+").map(Number);
   const clock = $("#clock").value && (mode === "friend" || mode === "lobby") ? { initial_ms: initial, increment_ms: increment } : undefined;
   const rated = $("#rated").checked;
-  if (mode === "lobby") return seek({ game: game.name, options, clock: clock ?? null, side: request.side, rated });
+  if (mode === "lobby") return seekAs({ game: game.name, options, clock: clock ?? null, side: request.side, rated }, $("#start-error"));
+  if (!(await readyToPlay())) return;
   if (mode === "friend" && rated) request.rated = true;
   if (clock) request.clock = clock;
   const go = $("#go");
@@ -87,9 +96,40 @@ async function submit(event) {
     tokens.set(created.room, created.token);
     location.assign(created.url || `/r/${encodeURIComponent(created.room)}`);
   } catch (err) {
-    fail("#start-error", t("start.failed", { msg: err.message }));
+    lobbyFail(refusalText(err, "start.failed"), $("#start-error"));
     go.disabled = false;
   }
+}
+
+// Before a seek or a room: the player is made (a rated seek needs one; on a first visit the
+// lobby's socket may have opened without it) and the name in the box is theirs, as the seek and
+// the seat carry it. False when the name was refused (said by the name box).
+async function readyToPlay() {
+  if (!player) {
+    await makePlayer();
+    if (player) reconnect();
+  }
+  const typed = cleanName($("#name").value);
+  if (player && (player.name || "") !== typed) {
+    try {
+      player = await rename(typed);
+    } catch (err) {
+      lobbyFail(refusalText(err), $("#start-error"));
+      return false;
+    }
+  } else settings.setName(typed);
+  return true;
+}
+
+async function seekAs(request, at) {
+  if (!(await readyToPlay())) return;
+  if (request.rated && !player) return lobbyFail(t("refusal.no-player"), at);
+  seek(request, at);
+}
+
+// The quick buttons seek as the form would, rated if "rated" is ticked (by either box).
+function quickSeek(request) {
+  seekAs({ ...request, rated: $("#quick-rated").checked }, $("#lobby-error"));
 }
 
 function fail(selector, text) {
@@ -121,14 +161,25 @@ async function init() {
     if (games.length) drawGames();
     redrawLobby();
   });
-  startLobby();
+  const ready = makePlayer();
+  startLobby({ ready, quickSeek });
+  for (const [a, b] of [["#rated", "#quick-rated"], ["#quick-rated", "#rated"]]) {
+    $(a).addEventListener("change", () => ($(b).checked = $(a).checked)); // one choice, two places
+  }
   for (const radio of document.querySelectorAll("input[name=mode]")) radio.addEventListener("change", drawMode);
   drawMode();
   $("#new-game").addEventListener("submit", submit);
   $("#record-file").addEventListener("change", upload);
   $("#name").value = settings.name();
-  // A first visit gets a player (a cookie the page never reads): its seats and games are its own.
-  ensurePlayer(settings.name()).then(() => wireMe($("#me"), { name: $("#name") }));
+  ready.then(() =>
+    wireMe($("#me"), {
+      name: $("#name"),
+      onPlayer: (p) => {
+        player = p;
+        reconnect();
+      },
+      nameTrouble: (err) => lobbyFail(err ? refusalText(err) : "", $("#start-error")),
+    }));
   try {
     games = await getGames();
     drawGames();
