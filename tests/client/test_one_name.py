@@ -65,7 +65,9 @@ def test_first_visitors_pair_rated_by_quick_pairing_under_the_names_they_typed(o
     for page, name in zip(pages, names):
         assert page.is_visible("#ratedness")  # a rated pairing, asked for
         assert page.input_value("#name") == name
-        page.wait_for_function("() => document.querySelectorAll('#seats a.seat-player').length == 2")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#seats a.seat-player').length == 2"
+        )
         seats = [page.inner_text(f"#seats li[data-side='{s}'] a.seat-player") for s in (0, 1)]
         assert sorted(seats) == sorted([words["you"].format(name=name), *(set(names) - {name})])
         clocks = page.locator("#clocks .clock-name").all_inner_texts()
@@ -73,18 +75,42 @@ def test_first_visitors_pair_rated_by_quick_pairing_under_the_names_they_typed(o
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_a_refusal_is_said_by_the_control_that_was_used_in_the_pages_language(open_page, view):
-    page = open_page(**VIEWS[view])
+def test_a_first_visits_rated_seek_waits_for_its_player_and_a_refusal_is_said_by_its_control(
+    open_page, view
+):
+    """The player is made while the page loads (POST /api/me); held here until after the first
+    press, as a slow network would, the lobby's socket must not open without its cookie."""
+    page = open_page(**VIEWS[view], path=None)
+    held, released = [], []
+
+    def hold(route):
+        if route.request.method == "POST" and not released:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/me", hold)
+    page.goto("/")
     page.wait_for_selector("body[data-ready='1']")
     page.check("input[name=mode][value='lobby']")
     page.select_option("#clock", "")  # rated without a clock: the server refuses the seek
     page.check("#rated")
     page.click("#go")
+    released.append(True)
+    for route in held:
+        route.continue_()
     page.wait_for_selector("#start-error:not([hidden])")
     assert page.inner_text("#start-error") == WORDS[VIEWS[view]["lang"]]["needsClock"]
     assert page.locator(".go-bar #start-error").count() == 1  # by the Start button
     assert in_view(page, "#start-error") and in_view(page, "#go")
     assert not page.is_visible("#lobby-error")
+
+    page.select_option("#clock", "180000+2000")
+    page.click("#go")
+    page.wait_for_selector("#seeking:not([hidden])")  # listed, rated: the socket has the player
+    assert not page.is_visible("#start-error") and not page.is_visible("#lobby-error")
+    page.click("#seek-cancel")
+    page.wait_for_selector("#seeking[hidden]", state="attached")
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -103,7 +129,7 @@ def test_a_passkey_sign_in_fills_the_name_box_and_signing_out_makes_someone_new(
     page.dispatch_event("#name", "change")
     page.wait_for_selector("#me .me-line:has-text('Zawadi')")
     page.click("#me .passkey-add")
-    page.wait_for_selector("#me .me-signout:visible")  # a player a passkey can bring back
+    page.wait_for_function("() => document.querySelector('#me .me-keys').textContent.includes('1')")
     me = page.get_attribute("#me", "data-player")
     (key,) = cdp.send("WebAuthn.getCredentials", {"authenticatorId": auth})["credentials"]
 
@@ -118,6 +144,7 @@ def test_a_passkey_sign_in_fills_the_name_box_and_signing_out_makes_someone_new(
     other.click("#me .passkey-signin")
     other.wait_for_selector(f"#me[data-player='{me}']")
     other.wait_for_function("() => document.querySelector('#name').value === 'Zawadi'")
+    assert other.is_visible("#me .me-signout")  # a player their passkey brings back
 
     other.click("#me .me-signout")
     other.wait_for_selector(f"{player}:not([data-player='{me}'])")

@@ -34,6 +34,7 @@ WORDS = {  # client/strings-en.js and strings-ja.js, as the player reads them
     },
 }
 
+
 def player_of(page) -> str:
     page.wait_for_selector("#me[data-player]:not([data-player=''])")
     return page.get_attribute("#me", "data-player")
