@@ -123,13 +123,13 @@ export function passkeyTrouble(err) {
   return [key, { url, here: location.host }];
 }
 
-// The "You" box: who this browser plays as, passkeys, sign-out, deletion. `name`: the name input,
-// which shows the player's name and whose changes name the player (`nameTrouble(err)` says why
-// not, or null once it worked). `onPlayer(player)`: this
-// browser became another player (signed in or out, deleted): its sockets should open again, as
-// a socket carries the cookie it opened with.
-export async function wireMe(box, { name, onPlayer = () => {}, nameTrouble = () => {} } = {}) {
-  let player = await me();
+// The "You" box: who this browser plays as, passkeys, sign-out, deletion. `player`: who it is, if
+// the page knows (else asked). `name`: the name input, which shows the player's name.
+// `onPlayer(player)`: this browser became another player (signed in or out, deleted): its
+// sockets should open again, as a socket carries the cookie it opened with. Returns
+// `shown(player)`, to draw the player again when the page renamed them.
+export async function wireMe(box, { player: given, name, onPlayer = () => {} } = {}) {
+  let player = given === undefined ? await me() : given;
   const note = (key, vars) => {
     const p = $(".me-note", box);
     p.textContent = key ? t(key, vars) : "";
@@ -194,18 +194,10 @@ export async function wireMe(box, { name, onPlayer = () => {}, nameTrouble = () 
       became(null);
     }, "me.deleted");
   });
-  name?.addEventListener("change", async () => {
-    try {
-      if (player) player = await rename(name.value.trim());
-      else settings.setName(name.value);
-      nameTrouble(null);
-    } catch (err) {
-      nameTrouble(err); // said by the name box, where it was typed
-    }
-    draw();
-  });
-  if (name && player?.name && document.activeElement !== name) name.value = player.name;
   draw();
   show(box, true);
-  return () => player;
+  return (next) => {
+    player = next;
+    draw();
+  };
 }

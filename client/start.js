@@ -12,12 +12,36 @@ let games = [];
 // A first visit gets a player (a cookie the page never reads) before the lobby's socket opens,
 // so its seeks, seats and games are its own: `player` once made (null: none could be).
 let player = null;
+let making = null; // the one request making it, while it runs
+let typedHere = false; // a name was typed in the box since the page opened
+let meShown = () => {}; // draws the "You" box again, once it is wired
+
+// The box shows the player's name, unless one was typed meanwhile (which becomes theirs).
 const makePlayer = () =>
-  ensurePlayer(settings.name()).then((p) => {
+  (making ??= ensurePlayer(settings.name()).then((p) => {
+    making = null;
     player = p;
-    if (p && document.activeElement !== $("#name")) $("#name").value = settings.name();
+    if (p && !typedHere) $("#name").value = settings.name();
     return p;
-  });
+  }));
+
+// The name in the box is the player's, and this browser's; a refusal is said by the box.
+async function saveName() {
+  const typed = cleanName($("#name").value);
+  if (!player || (player.name || "") === typed) {
+    settings.setName(typed);
+    return true;
+  }
+  try {
+    player = await rename(typed);
+    meShown(player);
+    lobbyFail("", $("#start-error"));
+    return true;
+  } catch (err) {
+    lobbyFail(refusalText(err), $("#start-error"));
+    return false;
+  }
+}
 
 const gameTitle = (g) => (known(`game.${g.name}`) ? t(`game.${g.name}`) : g.title);
 const optionTitle = (o) => (known(`opt.${o.name}`) ? t(`opt.${o.name}`) : o.title);
@@ -109,16 +133,7 @@ async function readyToPlay() {
     await makePlayer();
     if (player) reconnect();
   }
-  const typed = cleanName($("#name").value);
-  if (player && (player.name || "") !== typed) {
-    try {
-      player = await rename(typed);
-    } catch (err) {
-      lobbyFail(refusalText(err), $("#start-error"));
-      return false;
-    }
-  } else settings.setName(typed);
-  return true;
+  return saveName();
 }
 
 async function seekAs(request, at) {
@@ -161,6 +176,9 @@ async function init() {
     if (games.length) drawGames();
     redrawLobby();
   });
+  $("#name").value = settings.name();
+  $("#name").addEventListener("input", () => (typedHere = true));
+  $("#name").addEventListener("change", saveName);
   const ready = makePlayer();
   startLobby({ ready, quickSeek });
   for (const [a, b] of [["#rated", "#quick-rated"], ["#quick-rated", "#rated"]]) {
@@ -170,16 +188,14 @@ async function init() {
   drawMode();
   $("#new-game").addEventListener("submit", submit);
   $("#record-file").addEventListener("change", upload);
-  $("#name").value = settings.name();
-  ready.then(() =>
-    wireMe($("#me"), {
-      name: $("#name"),
-      onPlayer: (p) => {
-        player = p;
-        reconnect();
-      },
-      nameTrouble: (err) => lobbyFail(err ? refusalText(err) : "", $("#start-error")),
-    }));
+  ready.then(async () => {
+    if (typedHere) await saveName();
+    const onPlayer = (p) => {
+      player = p;
+      reconnect();
+    };
+    meShown = await wireMe($("#me"), { player, name: $("#name"), onPlayer });
+  });
   try {
     games = await getGames();
     drawGames();
