@@ -367,12 +367,13 @@ export const EN = {
   "privacy.keep.h": "Where it goes, and for how long",
   "privacy.keep.p": "Only to this site's server, never to anyone else. The page's reports are kept as counts for each day, for 30 days.",
   "privacy.switchNote": "Turned off, it stays off in this browser.",
-  // i48-start: the start page for a stranger (clock words, rule links, skip link, file button)
-  "clock.minutes.one": "{n} minute",
-  "clock.minutes.other": "{n} minutes",
-  "clock.seconds.one": "{n} second",
-  "clock.seconds.other": "{n} seconds",
-  "clock.words": "{each} each, +{plus} a move",
+  // i48-start: the start page for a stranger (clock words, rule links, skip link, file button);
+  // no-break spaces keep "+2 seconds a move" on one line when the words wrap
+  "clock.minutes.one": "{n}\u00a0minute",
+  "clock.minutes.other": "{n}\u00a0minutes",
+  "clock.seconds.one": "{n}\u00a0second",
+  "clock.seconds.other": "{n}\u00a0seconds",
+  "clock.words": "{each} each, +{plus}\u00a0a\u00a0move",
   "clock.wordsFlat": "{each} each, no time added",
   "start.clockWhat": "{label}: {words}",
   "start.ruleRef": "rule {rules}",
