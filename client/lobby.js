@@ -10,7 +10,9 @@ import { clockWords } from "./clockwords.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
 const clockLabel = (c) =>
-  c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000} (${clockWords(c)})` : t("lobby.noClock");
+  c
+    ? t("lobby.clockWhat", { label: `${c.initial_ms / 60000}+${c.increment_ms / 1000}`, words: clockWords(c) })
+    : t("lobby.noClock");
 
 // `seeks`: the list the server keeps for this page (at most 40, nearest first); `more`: per game,
 // the open seeks it does not show (server/PROTOCOL.md, "The lobby").

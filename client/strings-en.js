@@ -380,4 +380,5 @@ export const EN = {
   "start.ruleRefFull": "Rule {rules} in How to play {game}",
   "start.skip": "Skip to your name and Start",
   "start.replayChoose": "Choose a record file…",
+  "lobby.clockWhat": "{label} ({words})",
 };

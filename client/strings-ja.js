@@ -379,4 +379,5 @@ export const JA = {
   "start.ruleRefFull": "{game}の遊び方の規則 {rules}",
   "start.skip": "名前と「はじめる」へ移動",
   "start.replayChoose": "棋譜ファイルを選ぶ…",
+  "lobby.clockWhat": "{label}（{words}）",
 };
