@@ -381,4 +381,17 @@ export const EN = {
   "start.skip": "Skip to your name and Start",
   "start.replayChoose": "Choose a record file…",
   "lobby.clockWhat": "{label} ({words})",
+  // i48-pages: the archive's pages when there is nothing, or no one, to show
+  "me.noPlayer": "This browser has no player yet: one is made when you play.",
+  "player.unnamed": "A player without a name",
+  "player.unnamedNote": "This player has not chosen a name.",
+  "player.noRatings": "No ratings yet: a rating starts with the first rated game (a game with a clock between two players).",
+  "player.sideWon": "{side} won",
+  "player.oneDevice": "two players on one device",
+  "board.empty": "Nobody is listed for {game} yet: no player has met the rule (at least 10 rated games of it, one of them in the last 30 days, and a deviation under 80).",
+  "board.rule": "The leaderboard rule (Fair play)",
+  "missing.game": "No game at this address",
+  "missing.gameWhy": "A game gets its page here when it ends with a result; an aborted game gets none. Check the link, or find the game on its player's page.",
+  "missing.player": "No player at this address",
+  "missing.playerWhy": "The link may be mistyped, or the player deleted themselves: their games stay in the archive, anonymous.",
 };

@@ -380,4 +380,17 @@ export const JA = {
   "start.skip": "名前と「はじめる」へ移動",
   "start.replayChoose": "棋譜ファイルを選ぶ…",
   "lobby.clockWhat": "{label}（{words}）",
+  // i48-pages: the archive's pages when there is nothing, or no one, to show
+  "me.noPlayer": "このブラウザにはまだプレイヤーがいません。遊ぶときに作られます。",
+  "player.unnamed": "名前のないプレイヤー",
+  "player.unnamedNote": "このプレイヤーはまだ名前を決めていません。",
+  "player.noRatings": "まだレーティングはありません。最初のレーティング対局（時計のある、二人のプレイヤーの対局）から付きます。",
+  "player.sideWon": "{side}の勝ち",
+  "player.oneDevice": "一台の端末で二人対局",
+  "board.empty": "{game}のランキングにはまだ誰も載っていません。条件（このゲームでレーティング対局 10 局以上、そのうち一局が最近 30 日以内、偏差 80 未満）を満たしたプレイヤーがまだいないためです。",
+  "board.rule": "ランキングの条件（フェアプレー）",
+  "missing.game": "このアドレスの対局はありません",
+  "missing.gameWhy": "対局のページは、結果がついて終わったときに作られます。中止になった対局にはページがありません。リンクを確かめるか、プレイヤーのページから対局を探してください。",
+  "missing.player": "このアドレスのプレイヤーはいません",
+  "missing.playerWhy": "リンクが間違っているか、プレイヤーが自分を削除したのかもしれません。その対局は匿名でアーカイブに残ります。",
 };
