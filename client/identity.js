@@ -23,14 +23,10 @@ async function call(method, path, body) {
   return data;
 }
 
-// The player, or null when this browser has none (or the archive does not answer).
+// The player, or null when this browser has none; throws when the archive does not answer.
 export async function me() {
-  try {
-    const answer = await call("GET", "/api/me");
-    return answer.player ? answer : null;
-  } catch {
-    return null;
-  }
+  const answer = await call("GET", "/api/me");
+  return answer.player ? answer : null;
 }
 
 // Why this browser has no player, when the server said so: "rate-limited" while its address
@@ -124,12 +120,17 @@ export function passkeyTrouble(err) {
 }
 
 // The "You" box: who this browser plays as, passkeys, sign-out, deletion. `player`: who it is, if
-// the page knows (else asked). `name`: the name input, which shows the player's name.
+// the page knows (else asked: null too, as it may have been late). `name`: the name input, which shows the player's name.
 // `onPlayer(player)`: this browser became another player (signed in or out, deleted): its
 // sockets should open again, as a socket carries the cookie it opened with. Returns
 // `shown(player)`, to draw the player again when the page renamed them.
 export async function wireMe(box, { player: given, name, onPlayer = () => {} } = {}) {
-  let player = given === undefined ? await me() : given;
+  // No player is no alarm (a first visit, a player just deleted): only a failed ask is.
+  let down = false;
+  let player = given || (await me().catch(() => {
+    down = true;
+    return null;
+  }));
   const note = (key, vars) => {
     const p = $(".me-note", box);
     p.textContent = key ? t(key, vars) : "";
@@ -138,7 +139,7 @@ export async function wireMe(box, { player: given, name, onPlayer = () => {} } =
   const draw = () => {
     box.dataset.player = player?.player || "";
     const line = $(".me-line", box);
-    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : "me.none"));
+    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : down ? "me.none" : "me.noPlayer"));
     else {
       const who = player.name || t("me.anonymous");
       line.replaceChildren(t("me.playingAs", { name: who }), " ",
@@ -191,6 +192,7 @@ export async function wireMe(box, { player: given, name, onPlayer = () => {} } =
     b.textContent = t("me.delete");
     await attempt(async () => {
       await deleteMe();
+      down = false;
       became(null);
     }, "me.deleted");
   });
