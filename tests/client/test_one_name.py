@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from clientkit import PHONE, authenticator, wait_open
+from clientkit import PHONE, authenticator, start_game, wait_open
 
 DESKTOP_WIDE = {"width": 1280, "height": 800}
 VIEWS = {
@@ -20,12 +20,14 @@ VIEWS = {
 WORDS = {  # client/strings-en.js and strings-ja.js, as the player reads them
     "en": {
         "you": "{name} (you)",
+        "seats": ["South: you", "North: computer (Beginner)"],
         "needsClock": "A rated game needs a clock: choose one, or untick Rated.",
         "signedOut": "Signed out: this browser now plays as a new player. "
         "Your passkey signs you in again.",
     },
     "ja": {
         "you": "{name}（あなた）",
+        "seats": ["南：あなた", "北：コンピュータ（初級）"],
         "needsClock": "レーティング対局には持ち時間が必要です。持ち時間を選ぶか、"
         "「レーティング対局」のチェックを外してください。",
         "signedOut": "サインアウトしました。このブラウザは新しいプレイヤーとしてプレイします。"
@@ -72,6 +74,19 @@ def test_first_visitors_pair_rated_by_quick_pairing_under_the_names_they_typed(o
         assert sorted(seats) == sorted([words["you"].format(name=name), *(set(names) - {name})])
         clocks = page.locator("#clocks .clock-name").all_inner_texts()
         assert sorted(clocks) == sorted(names)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_seat_without_a_name_reads_as_a_plain_word(open_page, view):
+    """Not "North: player  player page": a nameless player's seat says who they are to you,
+    linked to their page; the computer's says what it is."""
+    page = open_page(**VIEWS[view])
+    start_game(page, "kalah", mode="computer", side="south")
+    page.wait_for_selector("#seats li[data-side='0'] a.seat-player")
+    seats = [page.inner_text(f"#seats li[data-side='{s}']") for s in (0, 1)]
+    assert [" ".join(line.lstrip("●○ ").split()) for line in seats] == WORDS[VIEWS[view]["lang"]][
+        "seats"
+    ]
 
 
 @pytest.mark.parametrize("view", VIEWS)
