@@ -45,7 +45,7 @@ def test_the_window_counts_each_sides_own_moves_not_plies() -> None:
 def test_a_resignation_inside_the_window_aborts_and_says_who() -> None:
     room, south, north = _friend()
     change = J.judge(room, P.Resign(room="r1", id="r"), R.Context(sides=[1], who=north, now_ms=T0))
-    assert change.room.outcome == F.aborted() and F.ended_by(change.room) == 1
+    assert change.room.outcome == F.aborted("resignation") and F.ended_by(change.room) == 1
     assert change.room.waiting == []  # nothing for the archive
     after = J.judge(_played(room, 0, 1, 0, 1), P.Resign(room="r1"), R.Context(sides=[1], now_ms=T0))
     assert after.room.outcome.adjudication == "resignation" and F.ended_by(after.room) is None
