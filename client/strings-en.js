@@ -369,7 +369,7 @@ export const EN = {
   "privacy.switchNote": "Turned off, it stays off in this browser.",
   // i48-room: results said to the reader (a player of either seat, a spectator, one device)
   "end.timeout.you": "You lost on time.",
-  "end.timeout.opp": "You won on time: your opponent's clock ran out.",
+  "end.timeout.opp": "You won on time.",
   "end.timeout.side": "{side} ran out of time: {winner} wins.",
   "end.resignation.you": "You resigned: your opponent wins.",
   "end.resignation.opp": "Your opponent resigned: you win!",

@@ -369,7 +369,7 @@ export const JA = {
   "privacy.switchNote": "切った設定は、このブラウザに記憶されます。",
   // i48-room: results said to the reader (a player of either seat, a spectator, one device)
   "end.timeout.you": "時間切れで負けました。",
-  "end.timeout.opp": "時間切れで勝ちました（相手の持ち時間がなくなりました）。",
+  "end.timeout.opp": "時間切れで勝ちました。",
   "end.timeout.side": "{side}の持ち時間がなくなりました。{winner}の勝ちです。",
   "end.resignation.you": "投了しました。相手の勝ちです。",
   "end.resignation.opp": "相手が投了しました。あなたの勝ちです！",

@@ -93,13 +93,17 @@ def test_a_clocked_room_fits_the_phone_and_the_flag_is_said_to_each(open_page, c
         page.wait_for_selector("#app[data-over='1']", timeout=20_000)
         wait_settled(page)
     phone_said, desk_said = phone.inner_text("#result"), desk.inner_text("#result")
-    if loser == 0:
-        assert phone_said == "時間切れで負けました。"
-        assert desk_said == "You won on time: your opponent's clock ran out."
-    else:
-        assert phone_said == "時間切れで勝ちました（相手の持ち時間がなくなりました）。"
-        assert desk_said == "You lost on time."
+    lost, won = "時間切れで負けました。", "時間切れで勝ちました。"
+    assert (phone_said, desk_said) == (
+        (lost, "You won on time.") if loser == 0 else (won, "You lost on time.")
+    )
     assert _off_screen(phone, BOARD + ["#result", "#rematch"]) == []  # the next action: Rematch
+    phone.select_option("#lang", "en")  # the phone's first screen in English too
+    phone.wait_for_selector("#rematch:has-text('Rematch')")
+    assert phone.inner_text("#result") == (
+        "You lost on time." if loser == 0 else "You won on time."
+    )
+    assert _off_screen(phone, BOARD + ["#result", "#rematch"]) == []
     assert desk.is_visible("#rematch") and desk.is_visible("#replay-btn")
 
 
@@ -183,6 +187,8 @@ def test_every_ending_is_said_in_plain_words_to_its_reader(open_page, clocked_se
     )
     assert said["flagSpectator.ja"] == "北の持ち時間がなくなりました。南の勝ちです。"
     assert said["abortedByThem.ja"] == "相手が対局を中止しました（結果なし）。"
-    assert said["earlyResign.ja"].startswith("対局は中止されました。双方が2手ずつ指す前にあなたが投了")
+    assert said["earlyResign.ja"].startswith(
+        "対局は中止されました。双方が2手ずつ指す前にあなたが投了"
+    )
     for text in said.values():
         assert "Adjudication" not in text and "裁定" not in text, text
