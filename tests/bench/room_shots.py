@@ -43,12 +43,34 @@ def play(phone, other) -> None:
             pit.tap()
             page.wait_for_selector(".pit.armed")
         pit.tap() if page is phone else pit.click()
-        page.wait_for_function("v => document.querySelector('#app').dataset.version !== v", arg=before)
+        page.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
         for p in (phone, other):  # both pages at the new version before the next turn is read
             p.wait_for_function(
                 "v => Number(document.querySelector('#app').dataset.version) > v", arg=int(before)
             )
         made[name] += 1
+
+
+PARTS = {
+    "board": ".board",
+    "own store": "[data-pit='store0']",
+    "clocks": "#clocks",
+    "tap hint": "#tap-hint",
+    "rematch": "#rematch",
+}
+
+
+def where(page) -> str:
+    """Where the parts that must be on the first screen are (top-bottom, px), or "hidden"."""
+    spans = []
+    for name, sel in PARTS.items():
+        box = page.locator(sel).first.bounding_box()
+        spans.append(
+            f"{name} {box['y']:.0f}-{box['y'] + box['height']:.0f}" if box else f"{name} hidden"
+        )
+    return ", ".join(spans)
 
 
 def run(out: Path) -> list[Path]:
@@ -75,6 +97,7 @@ def run(out: Path) -> list[Path]:
                 path = out / f"room-clock-{name}-phone.png"
                 phone.screenshot(path=str(path))  # the first screen only
                 shots.append(path)
+                print(name, where(phone), flush=True)
 
             shoot("start-en")
             phone.select_option("#lang", "ja")

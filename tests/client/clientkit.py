@@ -27,9 +27,7 @@ def launch(pw):
     return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def start_game(
-    page, game, options=None, mode="friend", side="south", level="beginner", clock=None
-):
+def start_game(page, game, options=None, mode="friend", side="south", level="beginner", clock=None):
     """Fill the start page and open the room; returns the room URL. ``clock``: a friend
     room's clock as the start page's select gives it ("6000+0"), added to the select when the
     page does not offer it (a test's short clock)."""
@@ -44,7 +42,9 @@ def start_game(
         page.select_option("#level", level)
     if clock:
         page.eval_on_selector(
-            "#clock", "(s, v) => s.querySelector(`option[value='${v}']`) || s.add(new Option(v, v))", clock
+            "#clock",
+            "(s, v) => s.querySelector(`option[value='${v}']`) || s.add(new Option(v, v))",
+            clock,
         )
         page.select_option("#clock", clock)
     page.click("#go")
