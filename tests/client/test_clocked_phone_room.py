@@ -98,6 +98,8 @@ def test_a_clocked_room_fits_the_phone_and_the_flag_is_said_to_each(open_page, c
         (lost, "You won on time.") if loser == 0 else (won, "You lost on time.")
     )
     assert _off_screen(phone, BOARD + ["#result", "#rematch"]) == []  # the next action: Rematch
+    assert phone.locator(".clock.out").count() == 1  # the fallen flag, marked
+    assert phone.get_attribute(".clock.out", "data-side") == str(loser)
     phone.select_option("#lang", "en")  # the phone's first screen in English too
     phone.wait_for_selector("#rematch:has-text('Rematch')")
     assert phone.inner_text("#result") == (
