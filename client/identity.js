@@ -22,14 +22,10 @@ async function call(method, path, body) {
   return data;
 }
 
-// The player, or null when this browser has none (or the archive does not answer).
+// The player, or null when this browser has none; throws when the archive does not answer.
 export async function me() {
-  try {
-    const answer = await call("GET", "/api/me");
-    return answer.player ? answer : null;
-  } catch {
-    return null;
-  }
+  const answer = await call("GET", "/api/me");
+  return answer.player ? answer : null;
 }
 
 // Why this browser has no player, when the server said so: "rate-limited" while its address
@@ -107,7 +103,12 @@ export function passkeyTrouble(err) {
 // The "You" box: who this browser plays as, passkeys, deletion. `name`: the name input whose
 // changes also name the player.
 export async function wireMe(box, { name } = {}) {
-  let player = await me();
+  // No player is no alarm (a first visit, a player just deleted): only a failed ask is.
+  let down = false;
+  let player = await me().catch(() => {
+    down = true;
+    return null;
+  });
   const note = (key, vars) => {
     const p = $(".me-note", box);
     p.textContent = key ? t(key, vars) : "";
@@ -116,7 +117,7 @@ export async function wireMe(box, { name } = {}) {
   const draw = () => {
     box.dataset.player = player?.player || "";
     const line = $(".me-line", box);
-    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : "me.none"));
+    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : down ? "me.none" : "me.noPlayer"));
     else {
       const who = player.name || t("me.anonymous");
       line.replaceChildren(t("me.playingAs", { name: who }), " ",
@@ -155,6 +156,7 @@ export async function wireMe(box, { name } = {}) {
     await attempt(async () => {
       await deleteMe();
       player = null;
+      down = false;
       return null;
     }, "me.deleted");
   });

@@ -6,9 +6,13 @@ import { settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { known, t, tn } from "./i18n.js";
 import { ratingMark } from "./seatratings.js";
+import { clockWords } from "./clockwords.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
-const clockLabel = (c) => (c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000}` : t("lobby.noClock"));
+const clockLabel = (c) =>
+  c
+    ? t("lobby.clockWhat", { label: `${c.initial_ms / 60000}+${c.increment_ms / 1000}`, words: clockWords(c) })
+    : t("lobby.noClock");
 
 // `seeks`: the list the server keeps for this page (at most 40, nearest first); `more`: per game,
 // the open seeks it does not show (server/PROTOCOL.md, "The lobby").
@@ -98,7 +102,8 @@ function drawQuick() {
       h("button", { type: "button", class: "quick-pool",
         dataset: { game: q.game, clock: q.label },
         onclick: () => seek({ game: q.game, options: q.options, clock: q.clock, side: "random" }) },
-        h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label))),
+        h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label),
+        h("span", { class: "quick-words" }, clockWords(q.clock)))),
   );
 }
 

@@ -7,6 +7,7 @@ import { applyI18n, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { ensurePlayer, wireMe } from "./identity.js";
 import { openReplay } from "./replay.js";
 import { redrawLobby, seek, startLobby } from "./lobby.js";
+import { clockWords } from "./clockwords.js";
 
 let games = [];
 
@@ -36,6 +37,24 @@ function drawGames() {
 
 const rulesUrl = (name) => `/static/rules.html?game=${encodeURIComponent(name)}`;
 
+// The section of a game's "How to play" page that explains an option.
+const OPTION_SECTIONS = {
+  kalah: "kalah-options",
+  "bao-kiswahili": "bao-takasia",
+  "bao-kujifunza": "bao-takasia-option",
+};
+
+// The option's label says what it does in plain words; its rule numbers (the end of the server's
+// title: "… (K6)") become a link to where the rules page explains it.
+function ruleLink(game, option) {
+  const rules = /\(([A-Z]\d+(?:, [A-Z]\d+)*)\)$/.exec(option.title)?.[1];
+  if (!rules || !OPTION_SECTIONS[game.name]) return null;
+  return h("a", {
+    class: "rule-ref", href: `${rulesUrl(game.name)}#${OPTION_SECTIONS[game.name]}`,
+    "aria-label": t("start.ruleRefFull", { rules, game: gameTitle(game) }),
+  }, t("start.ruleRef", { rules }));
+}
+
 function drawOptions() {
   const game = selectedGame();
   if (game) $("#rules-link").href = rulesUrl(game.name);
@@ -49,10 +68,21 @@ function drawOptions() {
           h("option", { value: JSON.stringify(c), selected: old[o.name] !== undefined ? old[o.name] === JSON.stringify(c) : c === o.default },
             valueText(c) + (c === o.default ? " *" : ""))),
       );
-      return h("label", { class: "option", for: `opt-${o.name}` }, h("span", {}, optionTitle(o)), select);
+      return h("div", { class: "option" },
+        h("label", { for: `opt-${o.name}` }, optionTitle(o)), select, ruleLink(game, o));
     }),
   );
   show($("#options-box"), options.length > 0);
+}
+
+// "3+2: 3 minutes each, +2 seconds a move" for every clock of the menu (values are "ms+ms").
+function drawClockMenu() {
+  for (const option of $("#clock").options) {
+    if (!option.value) continue;
+    const [initial_ms, increment_ms] = option.value.split("+").map(Number);
+    const label = `${initial_ms / 60000}+${increment_ms / 1000}`;
+    option.textContent = t("start.clockWhat", { label, words: clockWords({ initial_ms, increment_ms }) });
+  }
 }
 
 function drawMode() {
@@ -99,8 +129,11 @@ function fail(selector, text) {
 }
 
 async function upload() {
-  const file = $("#record-file").files[0];
+  const input = $("#record-file");
+  const file = input.files[0];
   if (!file) return;
+  input.value = ""; // the same file chosen again (after fixing it) is read again
+  $("#record-name").textContent = file.name;
   fail("#replay-error", "");
   try {
     const record = await file.text();
@@ -117,7 +150,9 @@ async function upload() {
 async function init() {
   languagePicker($("#lang"));
   applyI18n(document);
+  drawClockMenu();
   onLangChange(() => {
+    drawClockMenu();
     if (games.length) drawGames();
     redrawLobby();
   });
@@ -126,6 +161,13 @@ async function init() {
   drawMode();
   $("#new-game").addEventListener("submit", submit);
   $("#record-file").addEventListener("change", upload);
+  $("#record-choose").addEventListener("click", () => $("#record-file").click());
+  // The bar with the name and Start stays in view (sticky): the skip link moves the focus there
+  // without scrolling the choices away.
+  $(".skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    $("#name").focus({ preventScroll: true });
+  });
   $("#name").value = settings.name();
   // A first visit gets a player (a cookie the page never reads): its seats and games are its own.
   ensurePlayer(settings.name()).then(() => wireMe($("#me"), { name: $("#name") }));
