@@ -10,6 +10,8 @@ import { choiceWords, lastMoveSummary, resultText } from "./words.js";
 import { ratingMark, ratingOf } from "./seatratings.js";
 
 export const sideName = (side) => t(`side.${side}`);
+// A game aborted before anyone moved: nothing to replay, analyse, download or play again.
+export const nothingPlayed = (s) => s.outcome?.adjudication === "aborted" && !s.plies;
 const seated = (v) => v.sides.length > 0;
 
 function opponentSeat(s, v) {
@@ -153,7 +155,7 @@ export function renderControls(s, v) {
   const oppPerson = opponentSeat(s, v)?.holder === "person";
   show($("#takeback"), sat && friend && !over && s.plies > 0 && oppPerson);
   $("#takeback").disabled = offerOpen;
-  show($("#rematch"), sat && over);
+  show($("#rematch"), sat && over && !nothingPlayed(s));
   $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && v.sides.includes(s.offer.by);
   // A friend who went away: the button counts down. A friend who never came: it appears when
   // the window has passed (the host may then play the computer instead).
@@ -172,13 +174,13 @@ export function renderControls(s, v) {
   // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
   // "hint" there), so the page need not fetch the protocol's schema to learn it.
   show($("#hint"), solo && v.myTurn);
-  show($("#replay-btn"), over);
+  show($("#replay-btn"), over && !nothingPlayed(s));
   // The finished game's permanent page (the archive keeps it: /g/{id}).
   const page = $("#game-link");
   show(page, over && Boolean(s.archive));
   if (s.archive) page.href = `/g/${encodeURIComponent(s.archive)}`;
   const dl = $("#download");
-  show(dl, s.plies > 0 || over);
+  show(dl, s.plies > 0 || (over && !nothingPlayed(s)));
   dl.href = recordUrl(v.room);
   dl.download = `nyumba-${s.game}-${v.room}-${s.game_no}.json`;
   const confirm = $("#resign").dataset.confirm === "1";
