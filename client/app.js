@@ -11,7 +11,7 @@ import { $, show } from "./dom.js";
 import { applyI18n, has, known, languagePicker, onLangChange, t } from "./i18n.js";
 import { Connection } from "./net.js";
 import {
-  reclaimedSeats, renderBanner, renderControls, renderGone, renderOffer, renderPlayable, renderRatedness, renderSeats,
+  nothingPlayed, reclaimedSeats, renderBanner, renderControls, renderGone, renderOffer, renderPlayable, renderRatedness, renderSeats,
   renderShare, renderStatus,
 } from "./panels.js";
 import { ChoiceBox } from "./choices.js";
@@ -292,7 +292,7 @@ function render() {
   app.dataset.mode = s.mode;
   app.dataset.game = s.game;
   app.dataset.plies = String(s.plies);
-  show($("#analyse-btn"), Boolean(s.outcome));
+  show($("#analyse-btn"), Boolean(s.outcome) && !nothingPlayed(s));
 
   const v = view();
   renderStatus(s, v);
@@ -387,5 +387,10 @@ function wire() {
 }
 
 wire();
-if (room) ensurePlayer(settings.name()).finally(() => conn.start());
+if (room) {
+  ensurePlayer(settings.name()).finally(() => {
+    $("#name").value = settings.name(); // the player's name, if another device gave it one
+    conn.start();
+  });
+}
 else onError({ code: "no-room" });

@@ -44,6 +44,7 @@ function draw() {
     el.querySelector(".clock-name").textContent = shown.seats[side]?.name || t(`side.${side}`);
     el.dataset.running = c.running === side ? "1" : "0";
     el.classList.toggle("low", c.running === side && low(ms));
+    el.classList.toggle("out", shown.over && ms <= 0); // the flag that ended the game
     el.classList.toggle("mine", shown.sides.includes(side));
     if (c.running === side && low(ms) && warned !== side && shown.sides.includes(side)) {
       warned = side;

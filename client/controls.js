@@ -6,6 +6,7 @@ import { unlockAudio } from "./anim.js";
 import { settings } from "./api.js";
 import { $, show } from "./dom.js";
 import { t } from "./i18n.js";
+import { rename } from "./identity.js";
 
 // send(message) -> bool, intentId() -> string, state() -> the state on show, render(),
 // join() (again, e.g. after the name changed).
@@ -79,8 +80,9 @@ export function wireControls({ send, intentId, state, render, join }) {
   });
   const name = $("#name");
   name.value = settings.name();
-  name.addEventListener("change", () => {
-    settings.setName(name.value);
+  name.addEventListener("change", async () => {
+    // One name per player: the seat's, and the player's everywhere else (if this browser has one).
+    await rename(name.value).catch((err) => err.code === "no-player" && settings.setName(name.value));
     name.value = settings.name();
     if (settings.name()) join();
   });

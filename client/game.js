@@ -8,8 +8,10 @@ import { t, tn } from "./i18n.js";
 import { openReplay } from "./replay.js";
 import { change, fail, gameTitle, getJSON, pathId, startPage, when } from "./archivepage.js";
 import { ratingMark } from "./seatratings.js";
+import { resultText } from "./words.js";
 
 const id = pathId();
+const COPIED_MS = 2000; // how long the copy button says "Copied"
 let shown = null;
 
 function seatLine(seat) {
@@ -29,19 +31,32 @@ function draw() {
   document.title = `nyumba · ${gameTitle(g.game)}`;
   $("#game-players").replaceChildren(...g.seats.flatMap((s, i) => (i ? [" — ", seatLine(s)] : [seatLine(s)])));
   $("#game-when").textContent = tn("archive.ended", g.plies, { when: when(g.ended_ms) });
+  // The result at the top, in the words the replay uses at the last move.
+  $("#game-result").textContent = resultText({ outcome: g.outcome, to_move: null }, [], (side) => t(`side.${side}`));
+}
+
+// The replay is this page's body: closing it brings it back as the page opened (the first
+// position, no autoplay, no analysis), never an empty page.
+function openHere(box, data, { focus = false } = {}) {
+  openReplay(box, data, { record: shown.record, onClose: () => openHere(box, data, { focus: true }) });
+  if (focus) box.querySelector(".replay-first")?.focus(); // the pressed button is gone
 }
 
 async function main() {
   startPage(draw);
   $("#game-download").href = `/api/archive/${encodeURIComponent(id)}/record`;
   const url = location.origin + location.pathname;
+  let copied = null;
   $("#game-copy").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(url);
-      $("#game-copy").textContent = t("room.copied");
     } catch {
-      /* no clipboard: the address bar has the link */
+      return; /* no clipboard: the address bar has the link */
     }
+    const button = $("#game-copy");
+    button.textContent = t("room.copied");
+    clearTimeout(copied);
+    copied = setTimeout(() => (button.textContent = t("archive.copyLink")), COPIED_MS);
   });
   show($("#game-share"), Boolean(navigator.share));
   $("#game-share").addEventListener("click", () => navigator.share({ title: document.title, url }).catch(() => {}));
@@ -49,8 +64,7 @@ async function main() {
     shown = await getJSON(`/api/archive/${encodeURIComponent(id)}`);
     draw();
     const data = await replay(shown.record);
-    const box = $("#replay");
-    openReplay(box, data, { record: shown.record, onClose: () => show(box, false) });
+    openHere($("#replay"), data);
     document.body.dataset.ready = "1";
   } catch (err) {
     fail(err);

@@ -4,6 +4,7 @@
 
 import { $, h, show } from "./dom.js";
 import { known, t } from "./i18n.js";
+import { cleanName, settings } from "./api.js";
 
 async function call(method, path, body) {
   const response = await fetch(path, {
@@ -22,28 +23,36 @@ async function call(method, path, body) {
   return data;
 }
 
-// The player, or null when this browser has none (or the archive does not answer).
+// The player, or null when this browser has none; throws when the archive does not answer.
 export async function me() {
-  try {
-    const answer = await call("GET", "/api/me");
-    return answer.player ? answer : null;
-  } catch {
-    return null;
-  }
+  const answer = await call("GET", "/api/me");
+  return answer.player ? answer : null;
 }
 
 // Why this browser has no player, when the server said so: "rate-limited" while its address
 // (a school's network, say) has made as many new players as it may this minute.
 let refusal = null;
 
-// Be someone before joining a room, so the seat is linked (POST makes a player only if this
-// browser has none); never holds the page up long, and never stops play: without a player the
-// seats are simply not linked.
+// One name per player: the player's own (the archive's) once it has one, else the one typed on
+// this device, which then becomes the player's. The copy in this browser (settings.name()) is
+// what the lobby's seeks and the rooms' joins carry, so it follows the player's.
+function adopt(player) {
+  if (player?.name) settings.setName(player.name);
+  return player;
+}
+
+// Be someone before joining a room or the lobby, so the seat and the seek are the player's (POST
+// makes a player only if this browser has none); never holds the page up long, and never stops
+// play: without a player the seats are simply not linked.
 export async function ensurePlayer(name) {
   const work = (async () => {
-    let player = await call("POST", "/api/me", {});
-    if (name && player.name !== name) player = await call("PATCH", "/api/me", { name });
-    return player;
+    const player = await call("POST", "/api/me", {});
+    if (player.name || !name) return adopt(player);
+    try {
+      return await call("PATCH", "/api/me", { name });
+    } catch {
+      return player; // a name the server refuses: the player stays nameless
+    }
   })();
   const late = new Promise((resolve) => setTimeout(() => resolve(null), 2500));
   const failed = (err) => {
@@ -53,7 +62,13 @@ export async function ensurePlayer(name) {
   return Promise.race([work.catch(failed), late]);
 }
 
-export const rename = (name) => call("PATCH", "/api/me", { name: name || null });
+// The player's name, typed (the server may refuse it: bad-name); then this browser's too.
+export async function rename(name) {
+  const player = await call("PATCH", "/api/me", { name: cleanName(name) || null });
+  settings.setName(player.name || null);
+  return player;
+}
+
 export const deleteMe = () => call("DELETE", "/api/me");
 export const signOut = () => call("POST", "/api/me/signout", {});
 
@@ -104,10 +119,18 @@ export function passkeyTrouble(err) {
   return [key, { url, here: location.host }];
 }
 
-// The "You" box: who this browser plays as, passkeys, deletion. `name`: the name input whose
-// changes also name the player.
-export async function wireMe(box, { name } = {}) {
-  let player = await me();
+// The "You" box: who this browser plays as, passkeys, sign-out, deletion. `player`: who it is, if
+// the page knows (else asked: null too, as it may have been late). `name`: the name input, which shows the player's name.
+// `onPlayer(player)`: this browser became another player (signed in or out, deleted): its
+// sockets should open again, as a socket carries the cookie it opened with. Returns
+// `shown(player)`, to draw the player again when the page renamed them.
+export async function wireMe(box, { player: given, name, onPlayer = () => {} } = {}) {
+  // No player is no alarm (a first visit, a player just deleted): only a failed ask is.
+  let down = false;
+  let player = given || (await me().catch(() => {
+    down = true;
+    return null;
+  }));
   const note = (key, vars) => {
     const p = $(".me-note", box);
     p.textContent = key ? t(key, vars) : "";
@@ -116,7 +139,7 @@ export async function wireMe(box, { name } = {}) {
   const draw = () => {
     box.dataset.player = player?.player || "";
     const line = $(".me-line", box);
-    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : "me.none"));
+    if (!player) line.replaceChildren(t(refusal === "rate-limited" ? "me.later" : down ? "me.none" : "me.noPlayer"));
     else {
       const who = player.name || t("me.anonymous");
       line.replaceChildren(t("me.playingAs", { name: who }), " ",
@@ -125,7 +148,16 @@ export async function wireMe(box, { name } = {}) {
     $(".me-keys", box).textContent = player ? t("me.passkeys", { n: player.passkeys }) : "";
     show($(".passkey-add", box), Boolean(player) && Boolean(window.PublicKeyCredential));
     show($(".passkey-signin", box), Boolean(window.PublicKeyCredential));
+    // Signing out of a player no passkey can bring back would lose it: offered with a passkey.
+    show($(".me-signout", box), Boolean(player?.passkeys));
     show($(".me-delete", box), Boolean(player));
+  };
+  // Another player now: their name is the one this browser shows and sends.
+  const became = (next) => {
+    player = next;
+    settings.setName(player?.name || null);
+    if (name) name.value = settings.name();
+    onPlayer(player);
   };
   const attempt = async (fn, ok, trouble = (err) => ["me.failed", { msg: err.message }]) => {
     try {
@@ -138,7 +170,13 @@ export async function wireMe(box, { name } = {}) {
     draw();
   };
   $(".passkey-add", box).addEventListener("click", () => attempt(addPasskey, "me.added", passkeyTrouble));
-  $(".passkey-signin", box).addEventListener("click", () => attempt(signIn, "me.signedIn", passkeyTrouble));
+  $(".passkey-signin", box).addEventListener("click", () =>
+    attempt(async () => became(await signIn()), "me.signedIn", passkeyTrouble));
+  $(".me-signout", box).addEventListener("click", () =>
+    attempt(async () => {
+      await signOut();
+      became(await ensurePlayer()); // the cookie is gone: a new, nameless player plays here
+    }, "me.signedOut"));
   $(".me-delete", box).addEventListener("click", async (e) => {
     const b = e.currentTarget;
     if (b.dataset.confirm !== "1") {
@@ -154,14 +192,14 @@ export async function wireMe(box, { name } = {}) {
     b.textContent = t("me.delete");
     await attempt(async () => {
       await deleteMe();
-      player = null;
-      return null;
+      down = false;
+      became(null);
     }, "me.deleted");
-  });
-  name?.addEventListener("change", () => {
-    if (player) attempt(() => rename(name.value.trim()), null);
   });
   draw();
   show(box, true);
-  return () => player;
+  return (next) => {
+    player = next;
+    draw();
+  };
 }

@@ -6,13 +6,21 @@ import { settings, tokens } from "./api.js";
 import { $, h, show } from "./dom.js";
 import { known, t, tn } from "./i18n.js";
 import { ratingMark } from "./seatratings.js";
+import { clockWords } from "./clockwords.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
-const clockLabel = (c) => (c ? `${c.initial_ms / 60000}+${c.increment_ms / 1000}` : t("lobby.noClock"));
+const clockLabel = (c) =>
+  c
+    ? t("lobby.clockWhat", { label: `${c.initial_ms / 60000}+${c.increment_ms / 1000}`, words: clockWords(c) })
+    : t("lobby.noClock");
 
 // `seeks`: the list the server keeps for this page (at most 40, nearest first); `more`: per game,
 // the open seeks it does not show (server/PROTOCOL.md, "The lobby").
 const state = { seeks: new Map(), more: {}, mine: null, quick: [], ws: null, wait: 500, pending: [] };
+// Where each intent's refusal is said (its id -> the notice by the control that sent it), and
+// the notice showing one now.
+const saidAt = new Map();
+let saying = null;
 let counter = 0;
 
 function send(message) {
@@ -52,22 +60,43 @@ function onMessage(m) {
     document.body.dataset.paired = m.room;
     location.assign(m.url);
   } else if (m.t === "error") {
-    fail(t("lobby.failed", { msg: m.message }));
+    fail(refusalText(m), saidAt.get(m.id));
   }
   draw();
 }
 
-function fail(text) {
-  const el = $("#lobby-error");
-  el.textContent = text;
-  show(el, Boolean(text));
+// A refusal in the player's words: its code's sentence where we have one (a wait in seconds when
+// the server says how long), else the server's own in `otherwise`'s.
+export function refusalText({ code, message, retry_after_ms: ms }, otherwise = "lobby.failed") {
+  const key = `refusal.${code}`;
+  if (!known(key)) return t(otherwise, { msg: message });
+  return t(key, { s: Math.ceil((ms || 0) / 1000), msg: message });
 }
 
-// {game, options, clock, side} -> a seek (paired at once if someone compatible waits).
-export function seek(request) {
+// Say `text` at `at` (the notice by the control that was used; the lobby's own by default),
+// in view; "" clears what was said.
+export function fail(text, at = $("#lobby-error")) {
+  if (saying && saying !== at) show(saying, false);
+  saying = text ? at : null;
+  at.textContent = text;
+  show(at, Boolean(text));
+  if (text) at.scrollIntoView({ block: "nearest" });
+}
+
+// {game, options, clock, side, rated} -> a seek (paired at once if someone compatible waits);
+// its refusal is said at `at`.
+export function seek(request, at) {
   fail("");
   const name = settings.name() || undefined;
-  send({ t: "seek", ...request, name, id: `s${Date.now().toString(36)}-${++counter}` });
+  const id = `s${Date.now().toString(36)}-${++counter}`;
+  if (at) saidAt.set(id, at);
+  send({ t: "seek", ...request, name, id });
+}
+
+// This browser became another player (or one at all): the socket carries the cookie it opened
+// with, so it opens again (its seek, if any, goes with it).
+export function reconnect() {
+  if (state.ws?.readyState === WebSocket.OPEN) state.ws.close();
 }
 
 function seekLine(s) {
@@ -97,8 +126,9 @@ function drawQuick() {
     ...state.quick.map((q) =>
       h("button", { type: "button", class: "quick-pool",
         dataset: { game: q.game, clock: q.label },
-        onclick: () => seek({ game: q.game, options: q.options, clock: q.clock, side: "random" }) },
-        h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label))),
+        onclick: () => state.quickSeek({ game: q.game, options: q.options, clock: q.clock, side: "random" }) },
+        h("span", { class: "quick-game" }, gameName(q.game)), h("span", { class: "quick-clock" }, q.label),
+        h("span", { class: "quick-words" }, clockWords(q.clock)))),
   );
 }
 
@@ -141,7 +171,10 @@ function redraw() {
   draw();
 }
 
-export async function startLobby() {
+// `ready`: the player this page is being made, awaited before the socket opens (its cookie is
+// read at the upgrade); `quickSeek(request)`: how a quick-pool button seeks.
+export async function startLobby({ ready = Promise.resolve(), quickSeek = seek } = {}) {
+  state.quickSeek = quickSeek;
   $("#seek-cancel").addEventListener("click", () => state.mine && send({ t: "cancel", seek: state.mine }));
   try {
     const r = await fetch("/api/lobby", { headers: { Accept: "application/json" } });
@@ -150,6 +183,7 @@ export async function startLobby() {
     state.quick = [];
   }
   redraw();
+  await ready;
   connect();
 }
 

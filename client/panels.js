@@ -10,6 +10,8 @@ import { choiceWords, lastMoveSummary, resultText } from "./words.js";
 import { ratingMark, ratingOf } from "./seatratings.js";
 
 export const sideName = (side) => t(`side.${side}`);
+// A game aborted before anyone moved: nothing to replay, analyse, download or play again.
+export const nothingPlayed = (s) => s.outcome?.adjudication === "aborted" && !s.plies;
 const seated = (v) => v.sides.length > 0;
 
 function opponentSeat(s, v) {
@@ -82,28 +84,23 @@ export function renderOffer(s, v) {
   show(box, true);
 }
 
-function seatWho(seat, v) {
-  const who = seatRole(seat, v);
-  return seat.name ? t("seat.named", { name: seat.name, who }) : who;
-}
-
-function seatRole(seat, v) {
-  if (v.sides.includes(seat.side) && seat.holder !== "computer") return t("seat.you");
+// A seat as players say it: the player's name ("Eshe", "Amani (you)"), a plain word for a
+// nameless player, the computer or nobody. An identified player's name links to their page,
+// followed by their rating in this game (fetched once per player, seatratings.js), shown "?"
+// while provisional.
+function seatWho(s, seat, v) {
+  if (seat.holder === "empty") return [t("seat.empty")];
+  const mine = v.sides.includes(seat.side) && seat.holder !== "computer";
+  let role = null;
   if (seat.holder === "computer") {
     const level = t(`level.${seat.level}`);
-    return seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
-  }
-  return seat.holder === "empty" ? t("seat.empty") : t("seat.person");
-}
-
-// An identified player's seat links to their page, with their rating in this game (fetched
-// once per player, seatratings.js), shown "?" while provisional.
-function playerLink(s, seat, v) {
-  if (!seat.player) return [];
-  const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
-  const label = r ? ratingMark(r.rating, r.provisional) : t("seat.playerPage");
+    role = seat.owned ? t("seat.computerFor", { level }) : t("seat.computer", { level });
+  } else if (mine) role = t("seat.you");
+  const who = seat.name ? (role ? t("seat.named", { name: seat.name, who: role }) : seat.name) : role || t("seat.anonymous");
+  if (!seat.player) return [who];
   const link = { href: `/p/${encodeURIComponent(seat.player)}`, class: "seat-player", id: `seat-player-${seat.side}` };
-  return [" ", h("a", link, label)];
+  const r = ratingOf(s.game, seat.player, v.redraw, s.archive || s.game_no); // again once it ends
+  return [h("a", link, who), ...(r ? [" ", ratingMark(r.rating, r.provisional)] : [])];
 }
 
 // The others' seats the computer held (for an absent player) in `prev` and a person holds in
@@ -131,10 +128,10 @@ export function renderSeats(s, v) {
       if (opponent && seat.holder === "person" && wait !== null && wait > 0 && !s.outcome) {
         extra.push(t("seat.handoverIn", { t: clock(wait) }));
       }
-      const text = t("seat.line", { side: sideName(seat.side), who: seatWho(seat, v) });
       return h("li", { class: seat.present ? "present" : "absent", dataset: { side: seat.side } },
         h("span", { class: "presence", "aria-hidden": "true" }, seat.present ? "●" : "○"), " ",
-        extra.length ? `${text} — ${extra.join(", ")}` : text, ...playerLink(s, seat, v));
+        t("seat.line", { side: sideName(seat.side), who: "" }), ...seatWho(s, seat, v),
+        extra.length ? ` — ${extra.join(", ")}` : "");
     }),
     ...watching,
   );
@@ -158,7 +155,7 @@ export function renderControls(s, v) {
   const oppPerson = opponentSeat(s, v)?.holder === "person";
   show($("#takeback"), sat && friend && !over && s.plies > 0 && oppPerson);
   $("#takeback").disabled = offerOpen;
-  show($("#rematch"), sat && over);
+  show($("#rematch"), sat && over && !nothingPlayed(s));
   $("#rematch").disabled = offerOpen && s.offer.kind === "rematch" && v.sides.includes(s.offer.by);
   // A friend who went away: the button counts down. A friend who never came: it appears when
   // the window has passed (the host may then play the computer instead).
@@ -177,13 +174,13 @@ export function renderControls(s, v) {
   // Hints: computer and local rooms, on one's turn (server/PROTOCOL.md: the server answers
   // "hint" there), so the page need not fetch the protocol's schema to learn it.
   show($("#hint"), solo && v.myTurn);
-  show($("#replay-btn"), over);
+  show($("#replay-btn"), over && !nothingPlayed(s));
   // The finished game's permanent page (the archive keeps it: /g/{id}).
   const page = $("#game-link");
   show(page, over && Boolean(s.archive));
   if (s.archive) page.href = `/g/${encodeURIComponent(s.archive)}`;
   const dl = $("#download");
-  show(dl, s.plies > 0 || over);
+  show(dl, s.plies > 0 || (over && !nothingPlayed(s)));
   dl.href = recordUrl(v.room);
   dl.download = `nyumba-${s.game}-${v.room}-${s.game_no}.json`;
   const confirm = $("#resign").dataset.confirm === "1";

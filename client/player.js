@@ -23,11 +23,25 @@ function opponent(g) {
   return o.player ? h("a", { href: `/p/${encodeURIComponent(o.player)}` }, name) : name;
 }
 
+// A game's line begins with a link to its page: the game and how it ended for this player. A
+// game they played alone on one device (both seats theirs, listed once) says which side won.
+function linked(g) {
+  const link = (words) => h("a", { href: `/g/${encodeURIComponent(g.id)}`, class: "game-link" }, `${gameTitle(g.game)} · ${words}`);
+  if (g.mode !== "local") return [link(result(g)), " ", t("archive.against"), " ", opponent(g)];
+  const won = g.winner === null || g.winner === undefined ? t("archive.draw") : t("player.sideWon", { side: t(`side.${g.winner}`) });
+  return [link(won), " · ", t("player.oneDevice")];
+}
+
 function draw() {
   if (!shown) return;
-  $("#player-name").textContent = shown.name || t("me.anonymous");
-  document.title = `nyumba · ${shown.name || t("me.anonymous")}`;
+  const title = shown.name || t("player.unnamed");
+  $("#player-name").textContent = title;
+  document.title = `nyumba · ${title}`;
+  $("#player-unnamed").textContent = t("player.unnamedNote");
+  show($("#player-unnamed"), !shown.name);
   $("#player-since").textContent = t("archive.since", { when: when(shown.created_ms) });
+  $("#player-no-ratings").textContent = t("player.noRatings");
+  show($("#player-no-ratings"), shown.ratings.length === 0);
   $("#player-ratings").replaceChildren(
     h("tr", {}, h("th", {}, t("start.game")), h("th", {}, t("archive.rating")), h("th", {}, t("archive.gamesPlayed"))),
     ...shown.ratings.map((r) => h("tr", { dataset: { game: r.game } }, h("td", {}, gameTitle(r.game)), h("td", {}, ratingMark(r.rating, r.provisional)), h("td", {}, String(r.games)))),
@@ -38,8 +52,7 @@ function draw() {
       g === null
         ? h("li", { class: "muted" }, t("archive.noGames"))
         : h("li", { dataset: { game: g.id } },
-            h("a", { href: `/g/${encodeURIComponent(g.id)}`, class: "game-link" }, `${gameTitle(g.game)} · ${result(g)}`),
-            " ", t("archive.against"), " ", opponent(g),
+            ...linked(g),
             g.rated ? ` (${change(g.rating_before, g.rating_after)})` : "",
             h("span", { class: "muted" }, ` · ${when(g.ended_ms)}`)),
     ),

@@ -88,38 +88,50 @@ export function lastMoveSummary(last, sideName) {
   return facts.length ? `${head} — ${facts.join(factSep())}` : head;
 }
 
-// The result in words: who won (or that nobody did), the score, why, and any adjudication.
+// The result in words, said to the reader: a player of either seat ("you", "your opponent"),
+// or a spectator or both players on one device (the sides by name). Who resigned or ran out of
+// time is the loser; who aborted or left is the state's `ended_by`; why an aborted game ended is
+// its `reason` (server/PROTOCOL.md, `ended_by`).
 export function resultText(s, sides, sideName) {
   const o = s.outcome;
   if (!o) return "";
+  const me = sides.length === 1 ? sides[0] : null;
+  const view = (side) => (me === null ? "side" : side === me ? "you" : "opp");
+  const loser = o.winner === null || o.winner === undefined ? null : 1 - o.winner;
+  const names = { side: loser === null ? "" : sideName(loser), winner: o.winner == null ? "" : sideName(o.winner) };
+  const adj = o.adjudication;
+  if (adj === "aborted") return abortedText(o, s, view, sideName);
+  if (adj === "timeout" && loser !== null) return t(`end.timeout.${view(loser)}`, names);
+  if (adj === "resignation" && loser !== null) return t(`end.resignation.${view(loser)}`, names);
+  if (adj === "agreement") return t("reason.agreement");
+  if (adj === "abandoned") {
+    const left = loser ?? s.ended_by;
+    if (left === null || left === undefined) return t("end.abandoned.draw");
+    const kind = loser === null ? "drawn" : "won";
+    return t(`end.abandoned.${kind}.${view(left)}`, { side: sideName(left), winner: names.winner });
+  }
   const parts = [];
-  const agreed = o.adjudication === "agreement" || o.reason === "agreement";
-  if (agreed) {
-    // "Draw by agreement." says both.
-  } else if (o.adjudication === "aborted") {
-    parts.push(t("result.aborted"));
-  } else if (o.winner === null || o.winner === undefined) {
-    parts.push(t(o.adjudication === "safety-stop" ? "result.noWinner" : "result.draw"));
-  } else if (sides.length === 1) {
-    parts.push(t(o.winner === sides[0] ? "result.you" : "result.youLose"));
+  if (o.winner === null || o.winner === undefined) {
+    parts.push(t(adj === "safety-stop" ? "result.noWinner" : "result.draw"));
+  } else if (me !== null) {
+    parts.push(t(o.winner === me ? "result.you" : "result.youLose"));
   } else {
-    parts.push(t("result.side", { side: sideName(o.winner) }));
+    parts.push(t("result.side", { side: names.winner }));
   }
   if (o.score) parts.push(t("result.score", { s: o.score[0], n: o.score[1] }));
-  const reason = o.adjudication === "resignation" || o.reason === "resignation" ? "resignation" : o.reason;
-  if (reason === "resignation") {
-    parts.push(t("reason.resignation", { side: sideName(o.winner === null ? s.to_move ?? 0 : 1 - o.winner) }));
-  } else if (agreed) {
-    parts.push(t("reason.agreement"));
-  } else if (reason && reason !== o.adjudication && known(`reason.${reason}`)) {
-    parts.push(t(`reason.${reason}`));
-  } else if (reason && reason !== o.adjudication) {
-    parts.push(t("reason.other", { reason }));
-  }
-  // A resignation or an agreed draw is already said by the reason; other rulings are named.
-  if (o.adjudication && !["resignation", "agreement"].includes(o.adjudication)) {
-    const key = `adj.${o.adjudication}`;
-    parts.push(t("adj.label", { adj: known(key) ? t(key) : o.adjudication }));
-  }
+  if (o.reason && known(`reason.${o.reason}`)) parts.push(t(`reason.${o.reason}`));
+  else if (o.reason && o.reason !== adj) parts.push(t("reason.other", { reason: o.reason }));
+  // An adjudication this page has no sentence for is named as the server sends it.
+  if (adj && !known(`reason.${o.reason}`) && !known(`reason.${adj}`)) parts.push(t("adj.label", { adj }));
   return parts.join(lang() === "ja" ? "" : " "); // Japanese sentences follow each other unspaced
+}
+
+// An aborted game: no result, and why (server/rooms/fairplay.py ABORT_CAUSES).
+function abortedText(o, s, view, sideName) {
+  const by = s.ended_by;
+  if (o.reason === "first-move" && !s.plies) return t("end.aborted.first-move.none");
+  if (o.reason === "agreement") return t("end.aborted.agreement");
+  const cause = `end.aborted.${o.reason}`;
+  if (!known(`${cause}.side`) || by === null || by === undefined) return t("result.aborted");
+  return t(`${cause}.${view(by)}`, { side: sideName(by) });
 }

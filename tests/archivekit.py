@@ -91,6 +91,27 @@ def rated_game(south_node, north_node, south: Player, north: Player, winner: int
     return final
 
 
+def local_game(node, player: Player) -> str:
+    """A Kalah game (3 seeds) ``player`` plays alone on one device to its end (both seats
+    theirs), each side playing its first legal move; its archive id, once archived."""
+    r = player.request(
+        "POST",
+        node.url + "/api/rooms",
+        json={"game": "kalah", "mode": "local", "options": {"seeds": 3}},
+    )
+    assert r.status_code == 201, r.text
+    both = Client(node.ws_url, headers=player.cookie)
+    both.join(r.json()["room"], r.json()["token"])
+    while both.state["outcome"] is None:
+        version = both.state["version"]
+        both.move(both.state["legal"][0]["move"])
+        both.wait_state(lambda s, v=version: s["version"] > v)
+    game_id = both.state["archive"]
+    both.close()
+    wait_archived(node.url, game_id)
+    return game_id
+
+
 def opening(players: dict[int, Client], made: tuple[int, int] = (0, 0), least: int = 2) -> dict:
     """Both sides play their first legal move until each has made ``least`` moves of its own
     (two: the least for a game to have a result, server/rooms/fairplay.py), ``made`` already

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 
 from server.archive.db import Database
 from server.archive.schema import analyses, game_seats, games, players, ratings
@@ -238,6 +238,13 @@ async def game(db: Database, game_id: str) -> StoredGame | None:
         )
 
 
+async def is_kept(db: Database, game_id: str) -> bool:
+    async with db.read() as conn:
+        return (
+            await conn.execute(select(games.c.id).where(games.c.id == game_id))
+        ).first() is not None
+
+
 def _seat(s: Any) -> SeatRow:
     """A seat as shown: an identified player by the name they go by now (a seat's own name
     where they never chose one), anyone else by the name the seat had."""
@@ -276,7 +283,8 @@ class PlayedGame(msgspec.Struct):
 
 
 async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedGame], bool]:
-    """A player's games, newest first, ``PAGE`` a page; and whether an older page follows."""
+    """A player's games, newest first, ``PAGE`` a page; and whether an older page follows.
+    A game in which the player held both seats (two on one device) is listed once, by South."""
     mine = game_seats.alias("mine")
     other = game_seats.alias("other")
     them = players.alias("them")
@@ -285,7 +293,10 @@ async def played(db: Database, player: str, page: int = 0) -> tuple[list[PlayedG
         .join(mine, mine.c.game == games.c.id)
         .join(other, and_(other.c.game == games.c.id, other.c.side != mine.c.side), isouter=True)
         .join(them, them.c.id == other.c.player, isouter=True)
-        .where(mine.c.player == player)
+        .where(
+            mine.c.player == player,
+            or_(other.c.player.is_distinct_from(player), mine.c.side < other.c.side),
+        )
         .order_by(mine.c.ended_ms.desc(), games.c.id)
         .offset(page * PAGE)
         .limit(PAGE + 1)

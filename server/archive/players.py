@@ -136,6 +136,13 @@ async def get(db: Database, player: str) -> Player | None:
         return Player(row.id, row.name, row.created_ms, len(keys.all()))
 
 
+async def is_kept(db: Database, player: str) -> bool:
+    async with db.read() as conn:
+        return (
+            await conn.execute(select(players.c.id).where(players.c.id == player))
+        ).first() is not None
+
+
 async def rename(db: Database, player: str, name: str | None) -> None:
     async with db.write() as conn:
         await conn.execute(update(players).where(players.c.id == player).values(name=name))

@@ -33,9 +33,22 @@ from server.rooms.room import Room, changed
 MOVES_FOR_RESULT = 2  # each side's own moves before a game can have a result (lichess: 2)
 
 
-def aborted() -> engine.Outcome:
-    """The end of a game without a result: no winner, nothing archived, nothing rated."""
-    return engine.Outcome(winner=None, reason="aborted", adjudication="aborted")
+# Why a game ended aborted (its ``outcome.reason``), so a page can say it in plain words; who
+# did it is the state's ``ended_by``.
+ABORT_CAUSES: dict[str, str] = {
+    "first-move": "the side to move did not make its first move in time",
+    "abort": "a player aborted the game (the ``abort`` intent)",
+    "resignation": "a side resigned before each side had made two moves",
+    "agreement": "a draw was agreed before each side had made two moves",
+    "timeout": "a clock ran out before each side had made two moves",
+    "abandoned": "a side left and the other claimed before each side had made two moves",
+}
+
+
+def aborted(cause: str) -> engine.Outcome:
+    """The end of a game without a result: no winner, nothing archived, nothing rated;
+    ``cause`` (one of ``ABORT_CAUSES``) is its reason."""
+    return engine.Outcome(winner=None, reason=cause, adjudication="aborted")
 
 
 def rateable(room: Room) -> bool:
@@ -78,7 +91,7 @@ def too_short(room: Room) -> bool:
 def judged(room: Room, outcome: engine.Outcome) -> engine.Outcome:
     """The outcome a resignation, an agreed draw, a flag or a claim gives ``room``: ``outcome``,
     or ``aborted`` while the game is too short to have a result."""
-    return aborted() if too_short(room) else outcome
+    return aborted(outcome.reason) if too_short(room) else outcome
 
 
 def finish(room: Room, outcome: engine.Outcome, by: int = -1, **fields: Any) -> Room:

@@ -255,6 +255,9 @@ class State(_Out, frozen=True, tag="state"):
     # game asked to be rated is not (a code of server/rooms/ratedness.py ``REASONS``).
     rated: bool = False
     unrated: str | None = None
+    # The side that aborted the game (``aborted``: its abort, missing first move, resignation,
+    # flag, draw offer or claim) or left it (``abandoned``); None otherwise.
+    ended_by: int | None = None
 
 
 class Ack(_Out, frozen=True, tag="ack"):

@@ -90,7 +90,7 @@ def _overdue(room: Room, pos: Position, intent: Any, ctx: Context) -> Change | N
     if rec.running >= 0:  # inside fair play's window, a flag aborts the game too
         outcome, side, why = timeout(rec.running), rec.running, "The game is over: a clock ran out."
     else:
-        outcome, side = aborted(), pos.to_move
+        outcome, side = aborted("first-move"), pos.to_move
         why = "The game was aborted: a first move did not come in time."
     new = finish(room, outcome, side, clock=C.stopped(rec, zero))
     reply = None
@@ -112,7 +112,7 @@ def abort(room: Room, pos: Position, intent: P.Abort, ctx: Context) -> Change:
         raise Refused("game-over")
     if room.clock is None or started(room):
         raise Refused("not-allowed", "A game can be aborted only before both sides have moved.")
-    new = finish(room, aborted(), ctx.sides[0])
+    new = finish(room, aborted("abort"), ctx.sides[0])
     return Change(
         new, reply=None if intent.id is None else P.Ack(id=intent.id, version=new.version)
     )

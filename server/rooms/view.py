@@ -12,6 +12,7 @@ import msgspec
 
 import engine
 from server.rooms import protocol as P
+from server.rooms.fairplay import ended_by
 from server.rooms.ratedness import CASUAL, RATED
 from server.rooms.room import Mode, Position, Room, game_of
 from server.rooms.timing import state_clock
@@ -89,6 +90,7 @@ def state_message(
         last=room.last,
         outcome=room.outcome,
         adjudication=room.outcome.adjudication if room.outcome else None,
+        ended_by=ended_by(room),
         seats=[_seat(room, side, presence, now_ms, absent_ms) for side in range(len(room.seats))],
         offer=room.offer,
         plies=len(room.history),

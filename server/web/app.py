@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import secrets
@@ -334,7 +335,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/replay", replay, methods=["POST"]),
         Route("/api/reports", reports.receive, methods=["POST"]),
         *analysis_routes(lambda: app.state.analyses, settings.allowed_origins),
-        *archive_pages.routes(lambda: archive, lambda name: static.page(client, name)),
+        *archive_pages.routes(lambda: archive, functools.partial(static.page, client)),
         *identity.routes(archive, identities, settings),
         *lobby_routes(lambda: app.state.node.lobby, settings.quick_pools),
         WebSocketRoute("/ws", socket),

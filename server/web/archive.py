@@ -3,6 +3,8 @@
     GET /g/{id}                    a finished game's page (client/game.html): replay, analysis,
                                    download, share
     GET /p/{id}                    a player's page (client/player.html): ratings, games
+                                   (either, of an id the archive does not know: 404 with
+                                   client/missing.html, which says what the address was for)
     GET /leaderboard[/{game}]      the best established ratings of a game (client/leaderboard.html)
     GET /privacy                   what is kept, for how long, and how to delete it
     GET /api/archive/{id}          the game: profile, players, result, ratings, its record
@@ -13,7 +15,8 @@
     GET /fair-play                 what is rated, aborts, leaving, cooldowns, ratings
                                    (client/fairplay.html; docs/fairplay.md)
 
-A database that does not answer is ``503 archive-down``; play goes on meanwhile.
+A database that does not answer is ``503 archive-down``; play goes on meanwhile. The pages
+then answer 503 too, with the page itself, which says that the archive does not answer.
 """
 
 from __future__ import annotations
@@ -100,7 +103,25 @@ class AnalysisShelf:
             self.db.failed(exc)
 
 
-def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route]:
+def routes(db: Callable[[], Database], page: Callable[..., Any]) -> list[Route]:
+    """``page(name, status=200)``: the endpoint answering the client's page ``name``."""
+    missing = page("missing.html", 404)
+
+    def known_page(name: str, known: Callable[[str], Any]) -> Any:
+        """The page ``name`` for an id the archive knows; the 404 page for any other."""
+        shown, down = page(name), page(name, 503)
+
+        async def serve(request: Request) -> Response:
+            wanted = request.path_params["id"]
+            try:
+                found = bool(ID.match(wanted)) and await known(wanted)
+            except DOWN as exc:
+                db().failed(exc)
+                return await down(request)
+            return await (shown if found else missing)(request)
+
+        return serve
+
     async def archived(request: Request) -> Response:
         game_id = request.path_params["id"]
         if not ID.match(game_id):
@@ -171,8 +192,8 @@ def routes(db: Callable[[], Database], page: Callable[[str], Any]) -> list[Route
             return archive_down(db(), exc)
 
     return [
-        Route("/g/{id}", page("game.html")),
-        Route("/p/{id}", page("player.html")),
+        Route("/g/{id}", known_page("game.html", lambda i: games.is_kept(db(), i))),
+        Route("/p/{id}", known_page("player.html", lambda i: players.is_kept(db(), i))),
         Route("/leaderboard", page("leaderboard.html")),
         Route("/leaderboard/{game}", page("leaderboard.html")),
         Route("/privacy", page("privacy.html")),

@@ -90,15 +90,16 @@ class Client:
         return _REFERENCE.sub(lambda m: m[1] + prefix + m[2], path.read_text()).encode()
 
 
-def page(client: Client, name: str) -> Any:
-    """An endpoint answering the page ``name``."""
+def page(client: Client, name: str, status: int = 200) -> Any:
+    """An endpoint answering the page ``name`` with ``status`` (404: a page saying that an
+    address names nothing)."""
 
     async def serve(request: Request) -> Response:
         body = client.page(name)
         if body is None:
             return problem(404, "not-found", f"The client page {name} is not built yet.")
         return Response(
-            body, media_type="text/html", headers={"cache-control": REVALIDATE.decode()}
+            body, status, media_type="text/html", headers={"cache-control": REVALIDATE.decode()}
         )
 
     return serve

@@ -21,14 +21,35 @@ CHROMIUM_ARGS = [
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1100, "height": 900}
 
+# Chromium's virtual authenticator (the DevTools protocol's WebAuthn domain): a device that holds
+# passkeys and says yes at once, as a player who touches the sensor would.
+AUTHENTICATOR = {
+    "protocol": "ctap2",
+    "transport": "internal",
+    "hasResidentKey": True,
+    "hasUserVerification": True,
+    "isUserVerified": True,
+    "automaticPresenceSimulation": True,
+}
+
+
+def authenticator(context, page) -> tuple[object, str]:
+    """A virtual authenticator in ``page``'s browser: its DevTools session and its id."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    made = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
+    return cdp, made["authenticatorId"]
+
 
 def launch(pw):
     """The system Chromium (never a downloaded one)."""
     return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def start_game(page, game, options=None, mode="friend", side="south", level="beginner"):
-    """Fill the start page and open the room; returns the room URL."""
+def start_game(page, game, options=None, mode="friend", side="south", level="beginner", clock=None):
+    """Fill the start page and open the room; returns the room URL. ``clock``: a friend
+    room's clock as the start page's select gives it ("6000+0"), added to the select when the
+    page does not offer it (a test's short clock)."""
     page.wait_for_selector("body[data-ready='1']")
     page.check(f"input[name=game][value='{game}']")
     for name, value in (options or {}).items():
@@ -38,6 +59,13 @@ def start_game(page, game, options=None, mode="friend", side="south", level="beg
         page.check(f"input[name=side][value='{side}']")
     if mode == "computer":
         page.select_option("#level", level)
+    if clock:
+        page.eval_on_selector(
+            "#clock",
+            "(s, v) => s.querySelector(`option[value='${v}']`) || s.add(new Option(v, v))",
+            clock,
+        )
+        page.select_option("#clock", clock)
     page.click("#go")
     page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"))
     wait_open(page)

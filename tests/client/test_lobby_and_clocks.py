@@ -106,7 +106,7 @@ def test_two_profiles_pair_by_quick_pairing_see_the_clocks_tick_and_one_flags(
         page.wait_for_selector("#clocks .clock[data-running='1']", state="detached")
         assert _clock_ms(page, running) == 0
     results = {first.inner_text("#result"), second.inner_text("#result")}
-    assert any("You win!" in r for r in results) and any("You lose." in r for r in results)
+    assert results == {"You won on time.", "You lost on time."}
 
 
 def test_a_player_aborts_before_the_first_moves_and_both_are_offered_the_lobby(open_page):
@@ -130,7 +130,9 @@ def test_a_player_aborts_before_the_first_moves_and_both_are_offered_the_lobby(o
         page.wait_for_selector("#app[data-over='1']")
         page.wait_for_selector("#lobby-link:not([hidden])")
         assert not page.is_visible("#abort")
-    assert "aborted" in second.inner_text("#result") and "中止" in first.inner_text("#result")
+    # Who aborted is said to each (the state's ended_by): the one who did, and the other.
+    assert second.inner_text("#result") == "You aborted the game: no result."
+    assert first.inner_text("#result") == "相手が対局を中止しました（結果なし）。"
 
 
 def test_a_seek_made_with_the_start_pages_form_is_listed_taken_and_played_as_asked(open_page):

@@ -147,9 +147,9 @@ def test_results_in_words(open_page):
         i18n.setLang("en");
         return out;
     }""")
-    assert said["safety"].startswith("No winner.") and "safety stop (no winner)" in said["safety"]
-    assert said["resigned"].startswith("You lose.") and "South resigned." in said["resigned"]
-    assert "South wins. Score 25–23." in said["repetition"] and "repetition" in said["repetition"]
+    assert said["safety"] == "No winner. Safety stop: a move ran past the relay limit."
+    assert said["resigned"] == "You resigned: your opponent wins."  # said to the one who did
+    assert "South wins. Score 25–23." in said["repetition"] and "repeated" in said["repetition"]
     assert said["draw"].startswith("Draw. Score 18–18.")
     assert said["choice"][0].endswith("stop at the nyumba") and "safari" in said["choice"][1]
     assert "tax" in said["choice"][2]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from clientkit import DESKTOP, start_game, wait_open
+from clientkit import DESKTOP, authenticator, start_game, wait_open
 
 WORDS = {  # client/strings-en.js and strings-ja.js, as the player reads them
     "en": {
@@ -33,22 +33,6 @@ WORDS = {  # client/strings-en.js and strings-ja.js, as the player reads them
         "この端末にこのサイトのパスキーがありません。",
     },
 }
-
-AUTHENTICATOR = {
-    "protocol": "ctap2",
-    "transport": "internal",
-    "hasResidentKey": True,
-    "hasUserVerification": True,
-    "isUserVerified": True,
-    "automaticPresenceSimulation": True,
-}
-
-
-def authenticator(context, page) -> tuple[object, str]:
-    cdp = context.new_cdp_session(page)
-    cdp.send("WebAuthn.enable")
-    made = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
-    return cdp, made["authenticatorId"]
 
 
 def player_of(page) -> str:

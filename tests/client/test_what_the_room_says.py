@@ -127,7 +127,7 @@ def test_option_labels_and_the_default_mark(open_page):
     page.wait_for_selector("body[data-ready='1']")
     page.check("input[name=game][value='kalah']")
     label = page.inner_text("label[for='opt-empty_capture']")
-    assert "store even opposite an empty pit" in label
+    assert "goes to your store, even when the pit across is empty" in label
     assert page.is_visible(".default-note") and "usual" in page.inner_text(".default-note")
 
 

@@ -106,10 +106,12 @@ def test_a_game_without_first_moves_is_aborted_after_the_window_or_on_request() 
     assert flag_at(room) == 11_000  # the first moves' window has no grace
     gone = J.judge(room, Flag(room.id), _ctx(11_001)).room
     assert gone.outcome is not None and gone.outcome.adjudication == "aborted"
+    assert gone.outcome.reason == "first-move" and gone.ended_by == 0  # why, and whose move
     assert gone.outcome.winner is None and gone.waiting == []  # no result, nothing archived
     asked = J.judge(room, P.Abort(room=room.id, id="ab"), _ctx(2000))
     assert isinstance(asked.reply, P.Ack)
     assert asked.room.outcome is not None and asked.room.outcome.adjudication == "aborted"
+    assert asked.room.outcome.reason == "abort"
     started = _move(_move(room, 2000).room, 3000).room
     refused = J.judge(started, P.Abort(room=room.id, id="ab2"), _ctx(3500))
     assert isinstance(refused.reply, P.Error) and refused.reply.code == "not-allowed"

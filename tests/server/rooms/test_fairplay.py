@@ -9,6 +9,7 @@ from server.rooms import fairplay as F
 from server.rooms import judge as J
 from server.rooms import protocol as P
 from server.rooms import room as R
+from server.rooms import view as V
 from server.rooms.clock import Control
 
 T0 = 1_000
@@ -45,9 +46,12 @@ def test_the_window_counts_each_sides_own_moves_not_plies() -> None:
 def test_a_resignation_inside_the_window_aborts_and_says_who() -> None:
     room, south, north = _friend()
     change = J.judge(room, P.Resign(room="r1", id="r"), R.Context(sides=[1], who=north, now_ms=T0))
-    assert change.room.outcome == F.aborted() and F.ended_by(change.room) == 1
+    assert change.room.outcome == F.aborted("resignation") and F.ended_by(change.room) == 1
     assert change.room.waiting == []  # nothing for the archive
+    state = V.state_message(change.room, {}, T0, 1_000)  # the page says who and why
+    assert state.ended_by == 1 and state.outcome.reason == "resignation"
     after = J.judge(_played(room, 0, 1, 0, 1), P.Resign(room="r1"), R.Context(sides=[1], now_ms=T0))
     assert after.room.outcome.adjudication == "resignation" and F.ended_by(after.room) is None
+    assert V.state_message(after.room, {}, T0, 1_000).ended_by is None
     rematch = J.rematch(change.room)
     assert rematch.ended_by == -1  # the next game starts with nobody's abort

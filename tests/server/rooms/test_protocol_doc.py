@@ -129,3 +129,17 @@ def test_every_adjudication_is_declared_once_and_documented():
     for name in P.ADJUDICATIONS:
         assert f'`"{name}"`' in row, f"adjudication {name} is not in PROTOCOL.md's state row"
     assert P.schema()["adjudications"] == P.ADJUDICATIONS
+
+
+def test_every_abort_cause_is_documented_and_said_by_the_page():
+    """An aborted game's ``outcome.reason`` (``fairplay.ABORT_CAUSES``): in PROTOCOL.md, and
+    a sentence for it in both of the client's string tables."""
+    from server.rooms.fairplay import ABORT_CAUSES
+
+    doc = (SERVER / "PROTOCOL.md").read_text()
+    client = SERVER.parent / "client"
+    tables = [(client / f"strings-{lang}.js").read_text() for lang in ("en", "ja")]
+    for cause in ABORT_CAUSES:
+        assert f"`{cause}`" in doc, f"abort cause {cause} is not in PROTOCOL.md"
+        key = "end.aborted.agreement" if cause == "agreement" else f"end.aborted.{cause}.you"
+        assert all(f'"{key}":' in table for table in tables), f"no sentence for {cause}"
