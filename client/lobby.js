@@ -9,10 +9,9 @@ import { ratingMark } from "./seatratings.js";
 import { clockWords } from "./clockwords.js";
 
 const gameName = (name) => (known(`game.${name}`) ? t(`game.${name}`) : name);
-const clockLabel = (c) =>
-  c
-    ? t("lobby.clockWhat", { label: `${c.initial_ms / 60000}+${c.increment_ms / 1000}`, words: clockWords(c) })
-    : t("lobby.noClock");
+// The server's label for the clock (server/rooms/clock.py: "3+2", "½+0", "4s+0"), and its words.
+const clockLabel = (s) =>
+  s.clock ? t("lobby.clockWhat", { label: s.label, words: clockWords(s.clock) }) : t("lobby.noClock");
 
 // `seeks`: the list the server keeps for this page (at most 40, nearest first); `more`: per game,
 // the open seeks it does not show (server/PROTOCOL.md, "The lobby").
@@ -102,7 +101,7 @@ export function reconnect() {
 function seekLine(s) {
   const who = s.name || t("lobby.anonymous");
   const rating = s.rating !== null && s.rating !== undefined ? [" (", ratingMark(s.rating, s.provisional), ")"] : [];
-  const what = `${gameName(s.game)} · ${clockLabel(s.clock)}${s.rated ? ` · ${t("lobby.rated")}` : ""}`;
+  const what = `${gameName(s.game)} · ${clockLabel(s)}${s.rated ? ` · ${t("lobby.rated")}` : ""}`;
   const mine = s.id === state.mine;
   return h("li", { class: "seek", dataset: { seek: s.id, mine: mine ? "1" : "0" } },
     h("span", { class: "seek-who" }, who, rating),

@@ -119,6 +119,7 @@ class SeekView(msgspec.Struct, frozen=True, gc=False):
     player: str | None = None
     rating: int | None = None
     provisional: bool = False
+    label: str | None = None  # the clock as players say it (Control.label); null: no clock
 
 
 class Lobby(_LobbyOut, frozen=True, tag="lobby"):
@@ -213,6 +214,7 @@ def view(rec: SeekRec) -> SeekView:
         rec.player,
         rec.rating,
         rec.provisional,
+        None if rec.clock is None else rec.clock.label(),
     )
 
 

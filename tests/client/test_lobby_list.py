@@ -46,3 +46,20 @@ def test_a_page_lists_40_seeks_and_counts_the_rest(open_page, crowded):
     ja = open_page(path=server.url + "/", lang="ja")
     ja.wait_for_selector("#seeks-more:not([hidden])")
     assert ja.inner_text("#seeks-more").startswith("ほかにも 2 件の募集があります")
+
+
+def test_a_listed_seeks_clock_reads_as_the_server_labels_it(open_page, live_server):
+    """A 4-second seek in the list reads "4s+0 (4 seconds each, …)", in the server's label; the
+    page used to work it out itself as "0.0666…+0"."""
+    seeker = Client(live_server.replace("http", "ws") + "/ws")
+    try:
+        clock = {"initial_ms": 4000, "increment_ms": 0}
+        seeker.send(t="seek", game="kalah", clock=clock, side="north", name="Tiny")
+        seek = seeker.expect("seeking")["seek"]
+        page = open_page(path="/")
+        row = page.locator(f"#seeks .seek[data-seek='{seek}']")
+        row.wait_for()
+        assert "4s+0 (4\u00a0seconds each" in row.inner_text(), row.inner_text()
+        assert "0.0666" not in row.inner_text()
+    finally:
+        seeker.close()
