@@ -35,7 +35,10 @@ def main() -> None:
             for seed in (int(s) for s in args.seeds.split(",")):
                 config = "" if args.plain else openapikit.CONFIG
                 status, report = openapikit.run(
-                    server.url, max_examples=args.examples, seed=seed, config=config
+                    server.url.replace("127.0.0.1", "localhost"),  # the public URL (passkeys)
+                    max_examples=args.examples,
+                    seed=seed,
+                    config=config,
                 )
                 cases = re.search(r"(\d+) generated", report)
                 found = openapikit.failures(report) or ["none"]
