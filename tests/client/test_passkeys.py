@@ -10,6 +10,7 @@ the pages are opened at http://localhost (a secure context) rather than 127.0.0.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from clientkit import DESKTOP, authenticator, start_game, wait_open
@@ -61,6 +62,12 @@ def test_a_passkey_carries_the_player_and_their_games_to_a_fresh_browser(browser
     page.wait_for_selector("#game-link:not([hidden])")
     game_page = page.get_attribute("#game-link", "href")
     game_id = game_page.rsplit("/", 1)[-1]
+    # The archive writes the game just after its end (asynchronously): the player's page lists it
+    # once its own page answers.
+    deadline = time.monotonic() + 20
+    while page.request.get(game_page).status != 200:
+        assert time.monotonic() < deadline, "the game never reached the archive"
+        page.wait_for_timeout(100)
 
     # The passkey.
     page.goto("/")

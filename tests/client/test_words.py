@@ -43,7 +43,7 @@ def test_japanese_words_are_each_games_own(open_page):
     page = open_page(lang="ja")
     page.wait_for_selector("body[data-ready='1']")
     options = page.inner_text("#options")
-    assert "1つの穴の石の数" in options and "最後の石を倉へ" in options
+    assert "1つの穴の石の数" in options and "その石を倉に入れる" in options
     assert "ストア" not in options and "種" not in options
 
     start_game(page, "kalah", {"seeds": 4}, mode="local")

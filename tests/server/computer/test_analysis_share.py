@@ -119,14 +119,15 @@ def test_four_addresses_holding_long_analyses_do_not_shut_another_out(server):
         for h in hostiles:
             wait_for(lambda h=h: h.key, 30)
             wait_for(lambda h=h: started(base, h.key), 60)
-        t0 = time.monotonic()
         r = post(base, next(long_games(99)), "10.36.1.99")
         assert r.status_code in (200, 202), r.text
         mine = r.json()
         if mine["status"] == "running":
-            wait_for(lambda: started(base, mine["key"]), 10)
-        took = time.monotonic() - t0
-        assert took < 5, f"another player's analysis started after {took:.1f} s"
+            wait_for(lambda: started(base, mine["key"]), 60)
+            # it started beside them, not after one of them: measured in the lane's own terms
+            # (which analyses run), not in seconds, which a busy machine stretches
+            still = [look(base, h.key)["status"] for h in hostiles]
+            assert still == ["running"] * 4, f"another player's analysis waited for one: {still}"
         assert all(h.failed is None for h in hostiles), [h.failed for h in hostiles]
         # each hostile address holds one analysis at a time: its second one is refused
         for h in hostiles:
