@@ -335,8 +335,8 @@ class Node:
             handler = HANDLERS.get(type(msg))
             if isinstance(msg, seeks.LOBBY):
                 await self.lobby.handle(conn, msg)
-            elif handler is None:  # an intent that changes the room
-                await self.intent(conn, msg)
+            elif handler is None:  # an intent that changes the room (answers sent in one write)
+                await conn.holding(self.intent(conn, msg), not self.settings.ack_replicas)
             else:
                 await handler(self, conn, msg)
         except Refused as r:
