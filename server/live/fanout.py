@@ -201,22 +201,16 @@ class Fanout:
 
     def reread_all(self) -> None:
         """The subscriptions were re-established: whatever was published while
-        they were down is lost, so every local room is sent from the store (after this
-        node is among their listeners again: a failover may have lost the sets)."""
-        if not self.listen_ms:
-            for room_id in list(self.local):
-                self.schedule_rebuild(room_id)
-            return
-        task = asyncio.get_running_loop().create_task(self._listen_again())
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-
-    async def _listen_again(self) -> None:
-        rooms = list(self.local)
-        try:
-            await self.store.listen(rooms, self.node_id, self.listen_ms)
-        finally:  # the tick lists them again if the store is still away
-            for room_id in rooms:
-                self.schedule_rebuild(room_id)
+        they were down is lost, so every local room is sent from the store. This node
+        lists itself among their listeners again (a failover may have lost the sets):
+        meanwhile the store publishes for it as a subscriber (``_CAS``), so the reads
+        need not wait for that."""
+        for room_id in list(self.local):
+            self.schedule_rebuild(room_id)
+        if self.listen_ms and self.local:
+            listing = self.store.listen(list(self.local), self.node_id, self.listen_ms)
+            task = asyncio.get_running_loop().create_task(listing)
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def schedule_rebuild(self, room_id: str) -> None:
         local = self.local.get(room_id)
