@@ -1,4 +1,4 @@
-"""Local fan-out (issue 49, ``NYUMBA_LOCAL_FANOUT``): a node sends the moves it writes to its own
+"""Local fan-out (issue 49, ``NYUMBA_LOCAL_FANOUT=1``): a node sends the moves it writes to its own
 sockets from the write's reply, and the store publishes a move only when another node listens
 to the room — in the room's set of listening nodes, or (a node of an older release) subscribed.
 
@@ -18,6 +18,7 @@ import redis
 from wsclient import Client, create_room
 
 QUICK = {"NYUMBA_TICK_MS": "300", "NYUMBA_PRESENCE_TTL_MS": "1000"}
+LOCAL = {"NYUMBA_LOCAL_FANOUT": "1", **QUICK}  # (off by default)
 
 
 class Published:
@@ -67,7 +68,7 @@ def settle(published: Published) -> int:
 
 
 def test_moves_are_published_only_while_another_node_listens(lobby_nodes):
-    a, b = lobby_nodes(2, **QUICK)
+    a, b = lobby_nodes(2, **LOCAL)
     b_id = httpx.get(b.url + "/healthz").json()["node"]
     store = redis.Redis.from_url(lobby_nodes.store)
     r = create_room(a.url, "kalah", options={"seeds": 6})  # (12 plies and still playing)
