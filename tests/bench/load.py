@@ -27,7 +27,11 @@ Starts real ``nyumba serve`` processes (the embedded Valkey, or the Redis at
   rate); prints the move round trip (send → the new state on the mover's
   socket) p50/p95/p99, and with ``--timeline`` each second's.
 
-Both print the CPU the server, the store and the generator used while playing.
+Both print the CPU the server, the store and the generator used while playing, the bytes
+the server wrote and its write calls (``syscw`` of /proc/PID/io: socket writes and store
+commands together) a move. The figures of issue 49 (local fan-out, room affinity, one write a
+move; nyumba beside Colyseus and beside main) are reproduced by the commands in
+``tests/bench/peers/README.md``, "Issue 49".
 ``--idle N`` first connects N idle joined sockets and prints the server's
 resident memory per socket. ``--computer-rooms N`` also keeps N computer seats
 thinking (their person answers at once) and a local room asking for a hint
