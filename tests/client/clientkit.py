@@ -27,11 +27,6 @@ def launch(pw):
     return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-# A page's WebSockets, room sockets (/ws?room=ID: room affinity, deploy/proxy/nginx.conf) and
-# the lobby's (/ws) alike, for Playwright's routes
-SOCKETS = re.compile(r"/ws(\?[^/]*)?$")
-
-
 def start_game(page, game, options=None, mode="friend", side="south", level="beginner"):
     """Fill the start page and open the room; returns the room URL."""
     page.wait_for_selector("body[data-ready='1']")
@@ -51,6 +46,11 @@ def start_game(page, game, options=None, mode="friend", side="south", level="beg
 
 def wait_open(page, timeout=15_000):
     page.wait_for_selector("#app[data-conn='open'][data-version]", timeout=timeout)
+
+
+# A page's WebSockets, room sockets (/ws?room=ID: room affinity, deploy/proxy/nginx.conf) and
+# the lobby's (/ws) alike, for Playwright's routes
+SOCKETS = re.compile(r"/ws(\?[^/]*)?$")
 
 
 def attr(page, name):
