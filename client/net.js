@@ -102,7 +102,9 @@ export class Connection {
     clearTimeout(this.retryTimer);
     this.onStatus(this.failures ? "reconnecting" : "connecting", 0);
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${scheme}//${location.host}/ws`);
+    // The room in the URL lets a proxy send all of a room's sockets to one node (deploy/proxy/
+    // nginx.conf, "room affinity"); the join below is what the server goes by.
+    const ws = new WebSocket(`${scheme}//${location.host}/ws?room=${encodeURIComponent(this.room)}`);
     this.ws = ws;
     this.welcomed = false;
     this.joined = false;

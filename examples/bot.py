@@ -17,6 +17,7 @@ import itertools
 import json
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import websockets
@@ -50,8 +51,9 @@ def create_room(base: str, game: str, level: str) -> dict:
 
 class Bot:
     def __init__(self, base: str, room: dict):
-        self.ws_url = base.replace("http", "ws", 1) + "/ws"
         self.room = room["room"]
+        # The room in the URL: a proxy may route a room's sockets to one node (PROTOCOL.md)
+        self.ws_url = base.replace("http", "ws", 1) + "/ws?room=" + urllib.parse.quote(self.room)
         self.token = room["token"]
         self.sides = room["sides"]
         self.ids = (f"bot-{n}" for n in itertools.count(1))

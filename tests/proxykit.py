@@ -32,16 +32,13 @@ def nginx_binary() -> str:
 
 
 def nginx_config(tmp: Path, listen: str, ports: list[int]) -> Path:
-    """deploy/proxy/nginx.conf with the compose hostnames replaced by local node ports and
-    ``listen 80`` by ``listen`` (``address:port``)."""
+    """deploy/proxy/nginx.conf with the compose hostnames replaced by local node ports (in
+    each upstream) and ``listen 80`` by ``listen`` (``address:port``)."""
     text = (DEPLOY / "proxy" / "nginx.conf").read_text()
     servers = "".join(f"        server 127.0.0.1:{p};\n" for p in ports)
-    text, count = re.subn(
-        r"(    upstream nyumba \{\n)(?:.*\n)*?(        keepalive)",
-        lambda m: m.group(1) + servers + m.group(2),
-        text,
-    )
-    assert count == 1
+    # Each upstream's servers (the round-robin one, and /ws's by room)
+    text, count = re.subn(r"(?:        server app\d+:8000[^\n]*\n)+", servers, text)
+    assert count == 2
     text, count = re.subn(r"listen 80;", f"listen {listen};", text)
     assert count == 1
     text = text.replace(

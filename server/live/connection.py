@@ -59,6 +59,8 @@ class Conn:
         "write_now",
         "rev",
         "session",
+        "write_many",
+        "held",
     )
 
     def __init__(
@@ -86,6 +88,9 @@ class Conn:
         self.moves = False  # joined with states="moves": a move comes as ``moved``, not ``state``
         self.rev = -1  # the room revision of the newest ``state`` sent (states only go forward)
         self.session: str | None = None  # the player's session token (the upgrade's cookie)
+        # ``write_now`` for several messages in one write (handshake.py ``write_texts``)
+        self.write_many: Callable[[list[bytes | str]], bool] | None = None
+        self.held: list[bytes | str] | None = None  # what ``holding`` keeps back meanwhile
 
     @property
     def who(self) -> str:
@@ -99,6 +104,9 @@ class Conn:
     def send(self, data: bytes | str) -> None:
         """Send one text message (``bytes``: already UTF-8, written as they are)."""
         if self.closing:
+            return
+        if self.held is not None:
+            self.held.append(data)
             return
         pending = self.pending
         if pending is not None:  # a write is suspended: queue behind it
@@ -124,6 +132,24 @@ class Conn:
             return
         self.pending = collections.deque()
         self.writer = asyncio.get_running_loop().create_task(self._finish(write, blocked_on))
+
+    async def holding(self, handling: Awaitable[Any], hold: bool = True) -> None:
+        """Await ``handling`` (an intent's), holding back what is sent to this socket meanwhile,
+        then write it in one go: a move's state and its ack leave in one write, not two. A
+        socket whose state is its ack (acks "state") has nothing to hold: one frame a move."""
+        if self.acks_in_state or not hold or self.held is not None:
+            await handling
+            return
+        self.held = []
+        try:
+            await handling
+        finally:
+            held, self.held = self.held, None
+            if len(held) > 1 and self.pending is None and not self.closing:
+                if self.write_many is not None and self.write_many(held):
+                    held = []
+            for data in held:
+                self.send(data)
 
     def send_msg(self, message: msgspec.Struct) -> None:
         self.send(P.encode(message))

@@ -52,8 +52,12 @@ class Fanout:
         local: dict[str, LocalRoom],
         read_state: ReadState,
         on_turn: OnTurn,
+        listen_ms: int = 0,
     ):
         self.store = store
+        # Local fan-out (``NYUMBA_LOCAL_FANOUT``): how long the store keeps this node among a
+        # room's listeners after it subscribed, unless a tick renews it (0: it keeps no set).
+        self.listen_ms = 0 if store.sharded else listen_ms
         self.node_id = node_id
         self.local = local
         self.read_state = read_state
@@ -75,11 +79,24 @@ class Fanout:
             await self.pubsub.aclose()
 
     async def subscribe(self, room_id: str) -> None:
+        """Listen to the room's channel; then (local fan-out) tell the store, so that other
+        nodes' writes are published for this one. What was written before that is read by
+        the join that follows."""
         await self.pubsub.subscribe(self.store.channel(room_id))
+        if self.listen_ms:
+            await self.store.listen([room_id], self.node_id, self.listen_ms)
 
     async def unsubscribe(self, room_id: str) -> None:
         with contextlib.suppress(Exception):
             await self.pubsub.unsubscribe(self.store.channel(room_id))
+            if self.listen_ms:
+                await self.store.unlisten(room_id, self.node_id)
+
+    def written(self, room_id: str, notice: bytes) -> None:
+        """This node stored ``notice``: with local fan-out its sockets have it from here (the
+        store published it only for other nodes; an echo of it is dropped as already sent)."""
+        if notice and self.listen_ms and room_id in self.local:
+            self.on_notice(room_id, decode_notice(notice))
 
     def on_message(self, channel: bytes, data: bytes) -> None:
         """One message on a channel this node subscribed (called as it is parsed)."""
@@ -184,9 +201,16 @@ class Fanout:
 
     def reread_all(self) -> None:
         """The subscriptions were re-established: whatever was published while
-        they were down is lost, so every local room is sent from the store."""
+        they were down is lost, so every local room is sent from the store. This node
+        lists itself among their listeners again (a failover may have lost the sets):
+        meanwhile the store publishes for it as a subscriber (``_CAS``), so the reads
+        need not wait for that."""
         for room_id in list(self.local):
             self.schedule_rebuild(room_id)
+        if self.listen_ms and self.local:
+            listing = self.store.listen(list(self.local), self.node_id, self.listen_ms)
+            task = asyncio.get_running_loop().create_task(listing)
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def schedule_rebuild(self, room_id: str) -> None:
         local = self.local.get(room_id)

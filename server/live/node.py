@@ -84,7 +84,8 @@ class Node:
             store, self.local, self.computer, self.node_id, settings.computer_lease_ms, self.change
         )
         turn = self.computer_seats.maybe_play
-        self.fanout = Fanout(store, self.node_id, self.local, self.current_state, turn)
+        listen = settings.idle_ttl_ms if settings.local_fanout else 0
+        self.fanout = Fanout(store, self.node_id, self.local, self.current_state, turn, listen)
         self.presence = Presence(settings, store, self.local, self.clock, self.fanout, turn)
         # The archive of finished games and the players' identities (server/archive/)
         self.archiver: Archiver | None = None
@@ -201,12 +202,11 @@ class Node:
                     stored.appended(current, new),
                     now,
                 )
-            result, append = await writes.store(
-                self.store, self.flags, current, new, notice, append, self.settings, now
-            )
+            result, append = await writes.store(self, current, new, notice, append, now)
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
                 self.keep(new, members)
+                self.fanout.written(room_id, notice)
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)
                 metrics.count(tally.changes(current, new))  # this write, and no other, counts
@@ -221,6 +221,8 @@ class Node:
                 return done
             if room_id in self.local:
                 self.local[room_id].cached = None
+                if result == 1 and self.fanout.listen_ms:  # (our write's reply may have been lost)
+                    self.fanout.schedule_rebuild(room_id)
                 if result == 2:  # the store went back in time: resynchronise the room's sockets
                     self.fanout.schedule_rebuild(room_id)
             if result == -1:
@@ -333,8 +335,8 @@ class Node:
             handler = HANDLERS.get(type(msg))
             if isinstance(msg, seeks.LOBBY):
                 await self.lobby.handle(conn, msg)
-            elif handler is None:  # an intent that changes the room
-                await self.intent(conn, msg)
+            elif handler is None:  # an intent that changes the room (answers sent in one write)
+                await conn.holding(self.intent(conn, msg), not self.settings.ack_replicas)
             else:
                 await handler(self, conn, msg)
         except Refused as r:

@@ -137,7 +137,8 @@ class Presence:
                 requests.append(
                     (room_id, members, room_expiry(self.settings, local.created_ms, now, waits))
                 )
-            results = await self.store.touch_many(requests, now if prune else None)
+            node = self.fanout.node_id if self.fanout.listen_ms else ""
+            results = await self.store.touch_many(requests, now if prune else None, node)
             for (room_id, local), (alive, entries, rev, stamp) in zip(batch, results):
                 if not alive:
                     # Said once, then the sockets close (they were told no-room every tick).

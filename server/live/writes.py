@@ -16,6 +16,7 @@ than the room it points at, and the two cost one round trip, not two.
 from __future__ import annotations
 
 import asyncio
+from typing import Protocol
 
 from server.live.flags import Flags
 from server.live.local import room_expiry
@@ -26,19 +27,23 @@ from server.rooms.room import Room
 from server.store.store import Store
 
 
+class Writer(Protocol):
+    """What writes with the compare-and-set (``server/live/node.py``'s ``Node``)."""
+
+    store: Store
+    flags: Flags
+    settings: Settings
+    node_id: str
+
+
 async def store(
-    db: Store,
-    flags: Flags,
-    current: Room,
-    new: Room,
-    notice: bytes,
-    append: bool,
-    settings: Settings,
-    now: int,
+    node: Writer, current: Room, new: Room, notice: bytes, append: bool, now: int
 ) -> tuple[int, bool]:
     """Store ``new`` over ``current`` at ``now`` (store ms): the compare-and-set's answer (0
     stored, 1 another node wrote first, 2 the store went back in time, -1 no room) and whether
-    the move was appended."""
+    the move was appended. With ``NYUMBA_LOCAL_FANOUT`` the node sends the notice to its own
+    sockets itself (``Fanout.written``): the store publishes it only if another node listens."""
+    db, flags, settings = node.store, node.flags, node.settings
     expire = room_expiry(settings, new.created_ms, now, bool(new.waiting))
     line = ""  # the room's place in the waiting set (``_CAS``'s ARGV[10])
     if new.waiting:
@@ -64,6 +69,7 @@ async def store(
             append=b"" if whole else stored.record(notice),
             under=mark(written),
             waiting=line,
+            writer=node.node_id if settings.local_fanout else "",
         )
         if result != 3:  # 3: stored in another layout than the one written: write it whole
             break

@@ -58,6 +58,9 @@ _HELP = {
     "NYUMBA_TICK_MS": "presence refresh and housekeeping period",
     "NYUMBA_ACK_REPLICAS": "an ack waits until this many replicas have the write (WAIT)",
     "NYUMBA_ACK_TIMEOUT_MS": "... at most this long; then the intent is answered busy",
+    "NYUMBA_LOCAL_FANOUT": "1: a node sends its own writes to its sockets itself and the store "
+    "publishes them only when another node listens to the room (0, the default: every write is "
+    "published)",
     "NYUMBA_COMPUTER_WORKERS": "processes thinking for computer seats (hints have one of their own)",
     "NYUMBA_COMPUTER_LEASE_MS": "how long one node holds a room's computer seat",
     "NYUMBA_GC_FULL_S": "seconds between full garbage collections (server/ops/collector.py)",
@@ -168,6 +171,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     tick_ms: Annotated[int, _bounded(50, 60_000, "NYUMBA_TICK_MS")] = 5_000
     ack_replicas: Annotated[int, _bounded(0, 16, "NYUMBA_ACK_REPLICAS")] = 0
     ack_timeout_ms: Annotated[int, _bounded(1, 60_000, "NYUMBA_ACK_TIMEOUT_MS")] = 1000
+    # A node sends its own write's notice to its sockets itself; the store publishes it only for
+    # other nodes' (server/store/scripts.py ``_CAS``). Off (every notice goes through pub/sub):
+    # it measured 0.92-1.17x main's server CPU a move (issue 49, tests/bench/peers/README.md).
+    local_fanout: Annotated[bool, Meta(extra=_v("NYUMBA_LOCAL_FANOUT"))] = False
     computer_workers: Annotated[int, _bounded(1, 64, "NYUMBA_COMPUTER_WORKERS")] = 1
     computer_lease_ms: Annotated[int, _bounded(500, 600_000, "NYUMBA_COMPUTER_LEASE_MS")] = 15_000
     gc_full_s: Annotated[int, _bounded(1, 86_400, "NYUMBA_GC_FULL_S")] = 1800

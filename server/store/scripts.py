@@ -1,9 +1,10 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence, and with ARGV[11] the room's waiting set (in the room's slot:
-# server/store/waiting.py); the room's channel is named as its key. ARGV: expected rev, new rev,
-# data, expire-at ms, (unused: it was the channel), notice,
+# KEYS: room, presence, the room's listening nodes (a set of node ids, ``Store.listen``), and
+# with ARGV[11] the room's waiting set (in the room's slot: server/store/waiting.py); the room's
+# channel is named as its key. ARGV: expected rev, new rev, data, expire-at ms, the writing
+# node's id or '' (see "local fan-out" below), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
 # has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
 # that was judged: an older revision, or the same revision with another stamp (another history).
@@ -15,12 +16,16 @@
 # writing ``data`` (it is the notice's length: server/rooms/stored.py); ARGV[10] is the mark of
 # the layout the node writes (server/rooms/layout.py): 3 when the stored room has another (a
 # whole record, or the other layout of a rolling upgrade): the node writes it whole.
-# ARGV[11] (with KEYS[3]): absent or '' leaves the waiting set alone (a game's moves send
+# ARGV[11] (with KEYS[4]): absent or '' leaves the waiting set alone (a game's moves send
 # neither); a time (ms) when the stored room has finished games waiting for the archive: the
 # room joins the waiting set, due then, unless it is in it already (NX: a due time is never put
 # off by a chat); 'done' when the room's last waiting game was archived: the room leaves it. So
 # a game's end and its place in line are one write: a node that dies right after it leaves the
 # game in line.
+# Local fan-out: a writer that names itself in ARGV[5] sends the notice to its own sockets from
+# the reply (server/live/node.py), so the notice is published only when another node listens:
+# one in the listening set, or, for a node of a release that keeps no set (a rolling upgrade),
+# a subscriber of the channel that is not the writer's own. '' publishes every notice.
 _CAS = """
 local cur = redis.call('HMGET', KEYS[1], 'rev', 'stamp')
 if not cur[1] then return -1 end
@@ -40,15 +45,23 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 local line = ARGV[11] or ''
 if line == 'done' then
-  redis.call('ZREM', KEYS[3], string.match(KEYS[1], '{(.*)}'))
+  redis.call('ZREM', KEYS[4], string.match(KEYS[1], '{(.*)}'))
 elseif line ~= '' then
-  redis.call('ZADD', KEYS[3], 'NX', line, string.match(KEYS[1], '{(.*)}'))
+  redis.call('ZADD', KEYS[4], 'NX', line, string.match(KEYS[1], '{(.*)}'))
 end
-if ARGV[6] ~= '' then redis.call('PUBLISH', KEYS[1], ARGV[6]) end
+if ARGV[6] ~= '' then
+  local others = 1
+  if ARGV[5] ~= '' then
+    local mine = redis.call('SISMEMBER', KEYS[3], ARGV[5])
+    others = redis.call('SCARD', KEYS[3]) - mine
+    if others <= 0 then others = redis.call('PUBSUB', 'NUMSUB', KEYS[1])[2] - mine end
+  end
+  if others > 0 then redis.call('PUBLISH', KEYS[1], ARGV[6]) end
+end
 return 0
 """
 # On a Cluster the notice goes to the room's shard only (the channel has the room's slot).
-_CAS_SHARDED = _CAS.replace("'PUBLISH'", "'SPUBLISH'")
+_CAS_SHARDED = _CAS.replace("'PUBLISH'", "'SPUBLISH'").replace("'NUMSUB'", "'SHARDNUMSUB'")
 
 # KEYS: lease. ARGV: node, ms. Takes the lease, or extends it if this node holds it
 # (so a take resent after a lost reply still finds it ours).

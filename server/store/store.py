@@ -104,6 +104,10 @@ class Store:
     def presence_key(self, room_id: str) -> str:
         return self.room_key(room_id) + ":presence"
 
+    def listeners_key(self, room_id: str) -> str:
+        """The ids of the nodes listening to the room's channel (``listen``)."""
+        return self.room_key(room_id) + ":nodes"
+
     def lease_key(self, room_id: str) -> str:
         return self.room_key(room_id) + ":lease"
 
@@ -155,6 +159,7 @@ class Store:
         append: bytes = b"",
         under: bytes = b"",
         waiting: str = "",
+        writer: str = "",
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
         see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not in the
@@ -162,8 +167,9 @@ class Store:
         to the stored room instead, after these bytes (``server/rooms/stored.py``), if the
         room's first byte is ``under`` (``server/rooms/layout.py``). ``waiting``: the room's
         place in the waiting set, in the same write (``_CAS``'s ARGV[11]: '', a due time,
-        'done')."""
-        keys = [self.room_key(room_id), self.presence_key(room_id)]
+        'done'). ``writer``: this node's id when it sends the notice to its own sockets itself
+        (local fan-out): the store then publishes it only if another node listens."""
+        keys = [self.room_key(room_id), self.presence_key(room_id), self.listeners_key(room_id)]
         line: list[str] = []  # a game's moves send no more than before the waiting set came
         if waiting:
             keys.append(self.waiting_key(room_id))
@@ -176,7 +182,7 @@ class Store:
                     new_rev,
                     data,
                     expire_at_ms,
-                    "",  # (the channel: the script publishes on the room's key, its name)
+                    "" if self.sharded else writer,  # (a Cluster publishes every notice)
                     notice,
                     stamp,
                     expected_stamp,
@@ -236,14 +242,33 @@ class Store:
         key = f"{self.prefix}rated-pair:{{{pair}}}"
         await self.link.execute_many([("ZADD", key, at_ms, game), ("PEXPIRE", key, keep_ms)])
 
+    # listening nodes -------------------------------------------------------
+    async def listen(self, room_ids: list[str], node: str, ttl_ms: int) -> None:
+        """``node`` listens to these rooms' channels (it subscribed them): the compare-and-set
+        publishes their notices while a node other than the writer is in the set. An entry
+        left by a node that died costs a publish nobody hears, never a notice missed."""
+        commands: list[tuple] = []
+        for room_id in room_ids:
+            key = self.listeners_key(room_id)
+            commands += [("SADD", key, node), ("PEXPIRE", key, ttl_ms)]
+        if commands:
+            await self.link.execute_many(commands)
+
+    async def unlisten(self, room_id: str, node: str) -> None:
+        await self.link.execute("SREM", self.listeners_key(room_id), node)
+
     # presence --------------------------------------------------------------
     async def touch_many(
-        self, rooms: list[tuple[str, dict[str, int], int]], prune_before_ms: int | None = None
+        self,
+        rooms: list[tuple[str, dict[str, int], int]],
+        prune_before_ms: int | None = None,
+        node: str = "",
     ) -> list[tuple[bool, list[tuple[bytes, float]], int, str]]:
         """``touch`` for several rooms in one write, each with its presence
         entries and stored revision read back: (room alive, entries, rev, stamp)
         per room. With ``prune_before_ms``, entries that ended by then are pruned
-        first."""
+        first. With ``node``, it is (again) one of the rooms' listeners (``listen``):
+        a set the store lost in a failover is whole again within a tick."""
         commands: list[tuple] = []
         for room_id, members, expire_at_ms in rooms:
             key = self.room_key(room_id)
@@ -257,6 +282,11 @@ class Store:
                 commands.append(("EVALSHA", self._prune.sha, 1, key + ":presence", prune_before_ms))
             commands.append(("ZRANGE", key + ":presence", 0, -1, "WITHSCORES"))
             commands.append(("HMGET", key, "rev", "stamp"))
+        main = len(commands)
+        if node:
+            for room_id, _, expire_at_ms in rooms:
+                nodes = self.listeners_key(room_id)
+                commands += [("SADD", nodes, node), ("PEXPIREAT", nodes, expire_at_ms)]
         try:
             replies = await self.link.execute_many(commands)
         except ResponseError as exc:
@@ -265,6 +295,7 @@ class Store:
             for script in (_TOUCH, _PRUNE):  # a restarted store forgot them
                 await self.link.load_script(script)
             replies = await self.link.execute_many(commands)
+        replies = replies[:main]
         step = 3 if prune_before_ms is None else 4
         out = []
         for i in range(0, len(replies), step):

@@ -303,11 +303,13 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     async def run_asgi(self) -> None:
         extensions: dict[str, Any] = self.scope.setdefault("extensions", {})  # type: ignore[assignment]
         extensions["nyumba.write_text"] = self.write_text
+        extensions["nyumba.write_texts"] = self.write_texts
         extensions["nyumba.next_message"] = self.next_message
         try:
             await super().run_asgi()
         finally:  # they hold this protocol, which holds the scope: a cycle
             del extensions["nyumba.write_text"], extensions["nyumba.next_message"]
+            del extensions["nyumba.write_texts"]
 
     def next_message(self) -> Any:
         """The next ASGI message, or a future that is done once one is queued (then ask
@@ -344,6 +346,26 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
             return False
         try:
             self.conn.send_text(text if isinstance(text, bytes) else text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    def write_texts(self, texts: list[bytes | str]) -> bool:
+        """``write_text`` for several messages, framed one after another and written in one
+        ``write`` (a move's state and its ack: one system call, not two)."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or not self.handshake_complete
+            or self.close_sent
+            or self.initial_response is not None
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            for text in texts:
+                self.conn.send_text(text if isinstance(text, bytes) else text.encode())
         except InvalidState:
             return False
         self.transport.write(b"".join(self.conn.data_to_send()))

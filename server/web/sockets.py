@@ -82,8 +82,10 @@ async def socket(ws: WebSocket) -> None:
         with contextlib.suppress(OSError):  # the client did not wait for the answer
             await ws.send_denial_response(_problem(429, "rate-limited", refusal, headers=retry))
         return
-    write_now = ws.scope.get("extensions", {}).get("nyumba.write_text")
+    extensions = ws.scope.get("extensions", {})
+    write_now = extensions.get("nyumba.write_text")
     conn = connection.Conn(ws.send_text, lambda code, reason: ws.close(code, reason), write_now)
+    conn.write_many = extensions.get("nyumba.write_texts")
     conn.address = address
     conn.session = identity.session_of(ws)
     cap: AddressCap = ws.app.state.addrcap

@@ -27,7 +27,11 @@ Starts real ``nyumba serve`` processes (the embedded Valkey, or the Redis at
   rate); prints the move round trip (send → the new state on the mover's
   socket) p50/p95/p99, and with ``--timeline`` each second's.
 
-Both print the CPU the server, the store and the generator used while playing.
+Both print the CPU the server, the store and the generator used while playing, the bytes
+the server wrote and its write calls (``syscw`` of /proc/PID/io: socket writes and store
+commands together) a move. The figures of issue 49 (local fan-out, room affinity, one write a
+move; nyumba beside Colyseus and beside main) are reproduced by the commands in
+``tests/bench/peers/README.md``, "Issue 49".
 ``--idle N`` first connects N idle joined sockets and prints the server's
 resident memory per socket. ``--computer-rooms N`` also keeps N computer seats
 thinking (their person answers at once) and a local room asking for a hint
@@ -74,12 +78,12 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wchar(pid: int) -> int:
+def wchar(pid: int, field: str = "wchar") -> int:
     """Bytes a process has written with write()/send() and the like (sockets included):
-    ``wchar`` of /proc/PID/io."""
+    ``wchar`` of /proc/PID/io (``syscw``: how many such calls)."""
     try:
         for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-            if line.startswith("wchar:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except OSError:  # the process is gone
         pass
@@ -576,6 +580,7 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
             f"CPU/move {med('cpu_ms'):.3f} ms (store {med('store_cpu_ms'):.3f})  "
             f"p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
             f"written {med('written_b'):.0f} B/move, to the store {med('store_b'):.0f} B/move  "
+            f"write calls {med('syscw'):.2f}/move  "
             f"moves/s ratio {' '.join(f'{x:.2f}' for x in ratios)}  "
             f"CPU/move ratio {' '.join(f'{x:.2f}' for x in cpu_ratios)}  "
             f"written ratio {ratio('written_b')}  to-the-store ratio {ratio('store_b')}"
@@ -624,6 +629,7 @@ async def measure(args, servers, store_pid: int | None, store_url: str) -> dict 
             marks["store"] = cpu_s(store_pid) if store_pid else 0.0
             marks["own"] = time.process_time()
             marks["wchar"] = sum(wchar(p) for s in servers for p in tree_pids(s.proc.pid))
+            marks["syscw"] = sum(wchar(p, "syscw") for s in servers for p in tree_pids(s.proc.pid))
             marks["store_in"] = store_input_bytes(store_url)
 
         def stop_clock():
@@ -633,6 +639,8 @@ async def measure(args, servers, store_pid: int | None, store_url: str) -> dict 
             marks["store"] = (cpu_s(store_pid) if store_pid else 0.0) - marks["store"]
             written = sum(wchar(p) for s in servers for p in tree_pids(s.proc.pid))
             marks["wchar"] = written - marks["wchar"]
+            calls = sum(wchar(p, "syscw") for s in servers for p in tree_pids(s.proc.pid))
+            marks["syscw"] = calls - marks["syscw"]
             marks["store_in"] = store_input_bytes(store_url) - marks["store_in"]
 
         moves, elapsed, t0, timed = await run_games(
@@ -650,6 +658,10 @@ async def measure(args, servers, store_pid: int | None, store_url: str) -> dict 
             f"bytes written by the server: {marks['wchar'] / per_move:.0f} B per move; "
             f"bytes sent to the store: {marks['store_in'] / per_move:.0f} B per move"
             + ("" if store_pid else " (a shared store: other clients' bytes count too)")
+        )
+        print(
+            f"write calls by the server: {marks['syscw'] / per_move:.2f} per move "
+            "(/proc/<pid>/io syscw: its sockets' writes and its store commands' together)"
         )
         rtts = sorted(rtt for rtt, _ in timed)
         if args.timeline:
@@ -683,6 +695,7 @@ async def measure(args, servers, store_pid: int | None, store_url: str) -> dict 
             "store_cpu_ms": 1000 * marks["store"] / max(1, moves),
             "written_b": marks["wchar"] / max(1, moves),
             "store_b": marks["store_in"] / max(1, moves),
+            "syscw": marks["syscw"] / max(1, moves),
         }
     stop.set()
     if analysing:

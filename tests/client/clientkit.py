@@ -76,6 +76,11 @@ def wait_open(page, timeout=15_000):
     page.wait_for_selector("#app[data-conn='open'][data-version]", timeout=timeout)
 
 
+# A page's WebSockets, room sockets (/ws?room=ID: room affinity, deploy/proxy/nginx.conf) and
+# the lobby's (/ws) alike, for Playwright's routes
+SOCKETS = re.compile(r"/ws(\?[^/]*)?$")
+
+
 def attr(page, name):
     return page.get_attribute("#app", f"data-{name}")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clientkit import attr, counts, play_first, start_game, wait_open, wait_settled
+from clientkit import SOCKETS, attr, counts, play_first, start_game, wait_open, wait_settled
 
 
 def play_plies(host, friend, n):
@@ -22,6 +22,16 @@ def play_plies(host, friend, n):
         )
         wait_settled(host)
         wait_settled(friend)
+
+
+def test_the_rooms_socket_names_its_room_in_its_url(open_page):
+    """Room affinity: a proxy can route the socket by the room in its URL (/ws?room=ID)."""
+    host = open_page()
+    opened: list[str] = []
+    host.on("websocket", lambda ws: opened.append(ws.url))
+    url = start_game(host, "kalah", {"seeds": 4})
+    room = url.rsplit("/", 1)[1]
+    assert any(u.endswith(f"/ws?room={room}") for u in opened), opened
 
 
 def test_closed_page_reopened_mid_game_resumes_seat_and_position(open_page):
@@ -55,7 +65,7 @@ class Line:
     def __init__(self, page):
         self.up = True
         self.live = []
-        page.route_web_socket("**/ws", self.connect)
+        page.route_web_socket(SOCKETS, self.connect)
 
     def connect(self, ws):
         if not self.up:

@@ -10,7 +10,7 @@ import json
 import time
 
 import httpx
-from clientkit import PHONE, start_game
+from clientkit import PHONE, SOCKETS, start_game
 
 
 def watch_reports(context) -> list[dict]:
@@ -33,7 +33,7 @@ def failing_sockets(page) -> list[int]:
         tries.append(1)
         ws.close(code=1011, reason="test: the link keeps failing")
 
-    page.route_web_socket("**/ws", close)
+    page.route_web_socket(SOCKETS, close)
     return tries
 
 

@@ -140,6 +140,17 @@ def test_kubernetes_manifests():
     # passkeys belong to the public URL's host: the one the Ingress serves
     hosts = [rule["host"] for rule in kinds["Ingress"]["spec"]["rules"]]
     assert env["NYUMBA_PUBLIC_URL"]["value"] in [f"https://{h}" for h in hosts]
+    # Room affinity (issue 49): /ws alone hashed by the room in its URL, on the same host
+    ws = _named(docs, "Ingress", "nyumba-ws")
+    assert ws["metadata"]["annotations"]["nginx.ingress.kubernetes.io/upstream-hash-by"] == (
+        "$arg_room"
+    )
+    assert (
+        int(ws["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
+    )
+    [rule] = ws["spec"]["rules"]
+    assert rule["host"] in hosts and [p["path"] for p in rule["http"]["paths"]] == ["/ws"]
+    assert "upstream-hash-by" not in str(ann)  # pages and the API stay round-robin
 
 
 def test_kubernetes_pods_are_locked_down_and_pinned():

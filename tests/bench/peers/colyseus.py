@@ -240,10 +240,15 @@ def figures(moves, elapsed, server_s, store_s, p50, p99, bytes_per_move) -> dict
     }
 
 
-def run_nyumba(args) -> dict | None:
-    """load.py once, its output passed through; its figures read back from what it printed."""
+def run_nyumba(args, clock: str = "0", root: str = "") -> dict | None:
+    """load.py once (rooms with ``clock`` ms a side, 0 none; the server of checkout ``root``,
+    '' this one), its output passed through; its figures read back from what it printed."""
     argv = [sys.executable, str(LOAD_PY), "--rooms", str(args.rooms), "--rate", str(args.rate)]
-    argv += ["--seconds", str(args.seconds), "--acks", args.nyumba_acks]
+    argv += ["--seconds", str(args.seconds), "--acks", args.nyumba_acks, "--clocks", clock]
+    if root:
+        argv += ["--roots", f"{root}@{args.nyumba_acks}"]
+    for env in args.nyumba_env:
+        argv += ["--env", env]
     for opt in ("server_cpus", "generator_cpus", "store_cpus"):
         if getattr(args, opt):
             argv += ["--" + opt.replace("_", "-"), getattr(args, opt)]
@@ -335,6 +340,23 @@ def main() -> None:
         default="frame",
         help='how load.py\'s players join (its --acks): "state/moves" joins as the browser does',
     )
+    ap.add_argument(
+        "--nyumba-clocks",
+        default="0",
+        help="nyumba's rooms' clocks (initial ms, 0 none), each a configuration: 0,600000",
+    )
+    ap.add_argument(
+        "--nyumba-env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for nyumba's node (load.py --env), e.g. NYUMBA_LOCAL_FANOUT=0",
+    )
+    ap.add_argument(
+        "--nyumba-roots",
+        default="",
+        help="other checkouts whose servers to run too, each a configuration (load.py --roots):"
+        " /tmp/main measures today's main beside this one",
+    )
     ap.add_argument("--server-cpus", help="CPUs for the server, e.g. 0")
     ap.add_argument("--generator-cpus", help="CPUs for the load generator, e.g. 1")
     ap.add_argument("--store-cpus", help="CPUs for the store (default: the server's)")
@@ -360,7 +382,13 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-peer-"))
     nodes = args.node.split(",")
-    configs: list[tuple[str, str, str]] = [("nyumba", "", "")] if args.nyumba else []
+    clocks = args.nyumba_clocks.split(",")
+    configs: list[tuple[str, str, str]] = []
+    if args.nyumba:  # a configuration a checkout and a clock: "nyumba /tmp/main clock=600000"
+        for root in ["", *filter(None, args.nyumba_roots.split(","))]:
+            for c in clocks:
+                name = "nyumba" + (f" {root}" if root else "") + (f" clock={c}" if c != "0" else "")
+                configs.append((name, c, root))
     for presence in args.presence.split(","):
         for node in nodes:
             version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
@@ -375,8 +403,8 @@ def main() -> None:
                 f"load={os.getloadavg()[0]:.1f}",
                 flush=True,
             )
-            if name == "nyumba":
-                got = run_nyumba(args)
+            if name.startswith("nyumba"):  # (a nyumba configuration's "presence": its clock)
+                got = run_nyumba(args, presence, node)  # (and its "node": the checkout)
             else:
                 got = print_colyseus(run_colyseus(args, tmp, presence, node), presence)
             sys.stdout.flush()
