@@ -440,4 +440,6 @@ export const EN = {
   "end.aborted.abandoned.opp": "Game aborted — your opponent left before each side had made two moves: no result.",
   "end.aborted.abandoned.side": "Game aborted — {side} left before each side had made two moves: no result.",
   "end.aborted.agreement": "Game aborted — a draw was agreed before each side had made two moves: no result.",
+  // i48-names: a rated seek from a connection that has no player yet
+  "refusal.not-identified": "A rated game needs your player, and this page's connection has none (it opened before your player was made, or you signed out since): reload the page, or untick Rated.",
 };

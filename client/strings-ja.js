@@ -439,4 +439,6 @@ export const JA = {
   "end.aborted.abandoned.opp": "対局は中止されました。双方が2手ずつ指す前に相手が対局を離れたため、結果はありません。",
   "end.aborted.abandoned.side": "対局は中止されました。双方が2手ずつ指す前に{side}が対局を離れたため、結果はありません。",
   "end.aborted.agreement": "対局は中止されました。双方が2手ずつ指す前に引き分けで合意したため、結果はありません。",
+  // i48-names: a rated seek from a connection that has no player yet
+  "refusal.not-identified": "レーティング対局にはあなたのプレイヤーが必要ですが、このページの接続にはプレイヤーがありません（プレイヤーができる前に開かれたか、その後サインアウトしました）。ページを再読み込みするか、「レーティング対局」のチェックを外してください。",
 };

@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+import msgspec
 from starlette.status import WS_1008_POLICY_VIOLATION, WS_1013_TRY_AGAIN_LATER
 
 from server.computer.link import RemoteComputer
@@ -165,7 +166,9 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
             raise Refused("room-full")
     player = None  # a signed-in player's seats are linked to them (server/live/identity.py)
     if node.identities is not None and conn.session:
-        player = await node.identities.player(conn.session)
+        player, name = await node.identities.name_of(conn.session)
+        if msg.name is None and name is not None:  # no name sent: the player's own
+            msg = msgspec.structs.replace(msg, name=name)
     done = await node.change(room.id, msg, None, room, player=player, address=conn.address)
     welcome = done.reply
     if isinstance(welcome, P.Error):

@@ -8,7 +8,12 @@ A session that ends (its player deleted, its browser signed out) is revoked in t
 it was (one ``EXISTS``): every node refuses it at once, not after its memory lapses. A store
 that does not answer makes the player unknown for that use too. The first use of a player's
 session (a seat, a seek, a room) marks the player used, beside the join, which keeps it past
-the retention of players nobody ever used (``server/archive/players.py``)."""
+the retention of players nobody ever used (``server/archive/players.py``).
+
+The player's name comes with the same lookup and is remembered with it (``name_of``): a seek or
+a join that carries no name takes it, with no database read of its own. A rename through this
+node is remembered at once (``renamed``); one through another node is seen here when this node
+asks the archive again, within ``TTL_S``."""
 
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ class Known(NamedTuple):
     player: str | None  # None: no such session
     until: float  # remembered until (``time.monotonic``)
     used: bool  # its player is marked used (``players.mark_used``), or needs not be
+    name: str | None = None  # the player's name when it was looked up (or renamed here)
 
 
 class Identities:
@@ -54,6 +60,16 @@ class Identities:
     async def player(self, token: str | None) -> str | None:
         """The player whose session ``token`` is (None: none, revoked, or the archive or the
         store is down)."""
+        known = await self._known_of(token)
+        return None if known is None else known.player
+
+    async def name_of(self, token: str | None) -> tuple[str | None, str | None]:
+        """The player whose session ``token`` is, as ``player`` says, and that player's name
+        (None: they chose none, or the player is unknown)."""
+        known = await self._known_of(token)
+        return (None, None) if known is None else (known.player, known.name)
+
+    async def _known_of(self, token: str | None) -> Known | None:
         if not token or len(token) > 128:
             return None
         session = players.hash_session(token)
@@ -72,7 +88,7 @@ class Identities:
             task = asyncio.create_task(self._mark_used(known.player))
             self._marking.add(task)
             task.add_done_callback(self._marking.discard)
-        return known.player
+        return known
 
     async def _recalled(self, token: str, session: str) -> Known | None:
         hit = self._known.get(session)
@@ -88,7 +104,7 @@ class Identities:
             return hit
         if found is None:
             return self._remember(session, None, used=True)
-        return self._remember(session, found.id, used=found.used)
+        return self._remember(session, found.id, used=found.used, name=found.name)
 
     async def _mark_used(self, player: str) -> None:
         try:
@@ -99,13 +115,22 @@ class Identities:
     async def _revoked(self, session: str) -> bool:
         return self.store is not None and await revoked.revoked(self.store, session)
 
-    def remember(self, token: str, player: str, used: bool = True) -> None:
+    def remember(self, token: str, player: str, used: bool = True, name: str | None = None) -> None:
         """A session made here: known without asking the archive (``used``: its player needs
         no marking when it takes a seat)."""
-        self._remember(players.hash_session(token), player, used)
+        self._remember(players.hash_session(token), player, used, name)
 
-    def _remember(self, session: str, player: str | None, used: bool) -> Known:
-        known = self._known[session] = Known(player, time.monotonic() + TTL_S, used)
+    def renamed(self, token: str, player: str, name: str | None) -> None:
+        """``player`` renamed themselves through this node with session ``token``: its next
+        seek or join without a name takes the new one."""
+        known = self._known.get(players.hash_session(token))
+        if known is not None and known.player == player:
+            self._known[players.hash_session(token)] = known._replace(name=name)
+
+    def _remember(
+        self, session: str, player: str | None, used: bool, name: str | None = None
+    ) -> Known:
+        known = self._known[session] = Known(player, time.monotonic() + TTL_S, used, name)
         self._known.move_to_end(session)
         while len(self._known) > KEPT:
             self._known.popitem(last=False)

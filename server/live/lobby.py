@@ -148,9 +148,10 @@ class Lobby:
             raise Refused("seeking")
         if len(self.mine) >= self.settings.seeks_per_node:
             raise Refused("seek-limit")
-        player = None
+        player, name = None, msg.name  # no name sent: the player's own (server/live/identity.py)
         if self.identities is not None and conn.session:
-            player = await self.identities.player(conn.session)
+            player, known_name = await self.identities.name_of(conn.session)
+            name = name or known_name
         token, seek_id = R.new_token(), secrets.token_urlsafe(9)
         if isinstance(msg, S.Seek):
             code = S.problem(msg)
@@ -167,20 +168,20 @@ class Lobby:
                     and self.archive.down_since is not None
                 ):
                     raise Refused("busy", "Who you are could not be read in time; try again.")
-                raise Refused("bad-message", "Only an identified player's seek can be rated.")
+                raise Refused("not-identified")
             options = dict(game.options)
             pool = S.pool_of(msg.game, options, msg.clock, msg.rated)
             rating, provisional = await self._rating(player, msg.game)
             rec = S.SeekRec(
                 seek_id, msg.game, options, msg.clock, msg.side, msg.rated,
                 hashlib.sha256(pool.encode()).hexdigest()[:20], self.node_id, conn.id,
-                R.hash_token(token), conn.address, msg.name, player, rating, provisional,
+                R.hash_token(token), conn.address, name, player, rating, provisional,
             )  # fmt: skip
             target = ""
         else:
             rec = S.SeekRec(
                 seek_id, "", {}, None, "random", False, "", self.node_id, conn.id,
-                R.hash_token(token), conn.address, msg.name, player,
+                R.hash_token(token), conn.address, name, player,
             )  # fmt: skip
             target = msg.seek
         self.mine[seek_id] = Mine(conn, token, rec, msg.id)

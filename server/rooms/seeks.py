@@ -161,6 +161,8 @@ class Paired(_LobbyOut, frozen=True, tag="paired"):
 
 ERRORS = {
     "rated-needs-clock": "A rated seek needs a clock: choose a time control, or seek unrated.",
+    "not-identified": "Only an identified player's seek can be rated: this socket opened "
+    "without a player cookie (POST /api/me, then open the socket again), or seek unrated.",
     "cooldown": "You missed a game you were paired for; you may seek again later.",
     "pairing-pending": "A game paired from your address is waiting for its player to join it.",
     "no-seek": "There is no such open seek (it was paired, cancelled, or its player left).",

@@ -197,6 +197,7 @@ def routes(db: Database, identities: Identities, settings: Settings) -> list[Rou
             if why is not None:
                 return problem(400, "bad-name", why)
             await players.rename(db, player.id, change.name)
+            identities.renamed(session_of(request) or "", player.id, change.name)
             return _json(await _shown(player.id))
         # DELETE: the identity goes, its games stay anonymous; every node refuses its sessions
         await identities.revoke(await players.delete_player(db, player.id))

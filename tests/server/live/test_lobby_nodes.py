@@ -269,7 +269,7 @@ def test_identified_players_play_a_rated_lobby_game_and_their_ratings_show_in_th
     anon = Client(node.ws_url)
     clock = {"initial_ms": 60000, "increment_ms": 0}  # a rated seek needs one
     anon.send(t="seek", game="kalah", options={"seeds": 4}, rated=True, clock=clock)
-    assert anon.expect("error")["code"] == "bad-message"  # only an identified player's
+    assert anon.expect("error")["code"] == "not-identified"  # only an identified player's
     first, second = (
         Client(node.ws_url, headers=asha.cookie),
         Client(node.ws_url, headers=juma.cookie),
