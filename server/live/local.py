@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from server.live.connection import Conn
     from server.ops.config import Settings
     from server.rooms.protocol import State
-    from server.rooms.room import Room
+    from server.rooms.room import Position, Room
     from server.store.store import Store
 
 
@@ -49,6 +49,7 @@ class LocalRoom:
         "presence_memo",
         "full",
         "board",
+        "position",
     )
 
     def __init__(self, created_ms: int):
@@ -73,6 +74,9 @@ class LocalRoom:
         self.full: tuple[int, str, State, float] | None = None
         # The board of the revision with this stamp (what the next move's ``moved`` is told from)
         self.board: tuple[str, dict[str, Any]] | None = None
+        # ``cached``'s room and its decoded game state, made by the move that wrote it: the next
+        # move is judged on it as it is, not decoded again (used only while ``cached`` is it)
+        self.position: tuple[Room, Position] | None = None
 
 
 class StoreClock:

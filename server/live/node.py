@@ -176,7 +176,9 @@ class Node:
             presence, watching = self.who_is_here(room_id, members, now)
             today = await pairs.rated_today(self.store, current, now)
             ctx = context(conn, self.settings, now, presence, prepared, player, address, today)
-            done = rooms.judge(current, intent, ctx)
+            kept = here.position if here is not None else None  # ``current`` decoded already
+            decoded = kept[1] if kept and kept[0] is current else None
+            done = rooms.judge(current, intent, ctx, decoded)
             if known is not None and (done.resent or isinstance(done.reply, P.Error)):
                 # Judged on a copy that may be old, or of another history: a refusal is judged
                 # again on the store's, and so is a kept answer — a resend is answered for what
@@ -205,7 +207,7 @@ class Node:
             result, append = await writes.store(self, current, new, notice, append, now)
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
-                self.keep(new, members)
+                self.keep(new, members, done.position)
                 self.fanout.written(room_id, notice)
                 if board is not None and room_id in self.local:
                     self.local[room_id].board = (new.stamp, board)
@@ -252,7 +254,7 @@ class Node:
             local.presence_memo = (members, lapses, presence, watching)
         return presence, watching
 
-    def keep(self, room: Room, members: list[Any]) -> None:
+    def keep(self, room: Room, members: list[Any], pos: Position | None = None) -> None:
         """Keep the newest copy seen of a room with local connections. A slow read never
         becomes it: not over a newer write, nor after a newer revision's notice was forwarded
         (which dropped the copy: the next change reads the store)."""
@@ -261,6 +263,7 @@ class Node:
             return
         if here.cached is None or here.cached[0].rev <= room.rev:
             here.cached = (room, members)
+            here.position = None if pos is None else (room, pos)
 
     async def current_state(self, room_id: str) -> tuple[Room, P.State, dict[int, Any]] | None:
         """The room, its ``state`` message and its presence by side."""

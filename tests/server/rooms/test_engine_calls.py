@@ -101,3 +101,57 @@ def test_one_move_calls_the_engine_once_per_question(valkey_url, key_prefix, mon
     assert calls.pop("to_move", 0) <= 1, calls  # whose turn it was (the guard)
     assert calls.pop("describe") == 1 and calls.pop("board") == 1, calls
     assert calls == {}, f"the server asked the engine more: {calls}"
+
+
+def test_a_move_is_judged_on_the_position_the_move_before_decoded(
+    valkey_url, key_prefix, monkeypatch
+):
+    """Issue 49, a lean hot path: the node keeps the position its last move made beside its
+    copy of the room, so the next move's state is not decoded again (``Position(room)``)."""
+    game = engine.load("kalah")
+    counting = Counting(game)
+    key = ("kalah", tuple(sorted(game.options.items())))
+    monkeypatch.setitem(R._games, key, counting)
+    decoded: collections.Counter[int] = collections.Counter()
+    init = R.Position.__init__
+
+    def counted_init(self: R.Position, room: R.Room) -> None:
+        try:
+            decoded[id(asyncio.current_task())] += 1
+        except RuntimeError:
+            decoded[0] += 1
+        init(self, room)
+
+    monkeypatch.setattr(R.Position, "__init__", counted_init)
+    settings = Settings(redis_url=valkey_url, key_prefix=key_prefix + "pos:", tick_ms=60_000)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings), port=port, log_level="warning", lifespan="on", loop="asyncio"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "the app did not start"
+            time.sleep(0.05)
+        created = create_room(f"http://127.0.0.1:{port}", "kalah", mode="local")
+        me = Client(f"ws://127.0.0.1:{port}/ws")
+        me.join(created["room"], created["token"])
+        me.expect("state")
+        me.move("a", version=0, id="m1")  # South sows a's four seeds: North's turn
+        assert me.expect("ack", id="m1")["version"] == 1
+        me.wait_state(lambda s: s["version"] == 1)
+        counting.calls.clear()
+        decoded.clear()
+        me.move("A", version=1, id="m2")
+        assert me.expect("ack", id="m2")["version"] == 2
+        me.wait_state(lambda s: s["version"] == 2)
+        me.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    [task] = {t for (t, m) in counting.calls if m == "parse"}  # the second move's
+    assert decoded[task] == 0, f"the move decoded its room's state {decoded[task]} time(s)"
