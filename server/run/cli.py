@@ -91,8 +91,9 @@ def serve(settings: Settings) -> int:
 
             return supervise(settings)
 
+    from server.run.fdlimit import raise_fd_limit
     from server.web.app import create_app
-    from server.web.handshake import GuardedH11, GuardedWebSocket, raise_fd_limit
+    from server.web.handshake import GuardedH11, GuardedWebSocket
 
     raise_fd_limit()
     # Connections per peer that is not a trusted proxy: the WebSockets it may hold, and a few

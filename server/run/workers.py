@@ -207,7 +207,7 @@ def _end_group(pid: int) -> None:
 
 def supervise(settings: Settings) -> int:
     """Run ``settings.workers`` workers until SIGTERM or SIGINT; the exit status."""
-    from server.web.handshake import raise_fd_limit
+    from server.run.fdlimit import raise_fd_limit
 
     raise_fd_limit()
     try:

@@ -26,11 +26,6 @@ What uvicorn and websockets answer by themselves is a problem document too, as e
 error of the app is (``server/web/httpguard.py``): a request h11 cannot parse (400
 ``bad-http``), and an upgrade websockets refuses (400 ``bad-upgrade``: no
 ``Sec-WebSocket-Key``, a version other than 13 …) — both wrote a line of plain text.
-
-``raise_fd_limit`` lifts the soft file-descriptor limit to the hard one at
-start: the per-address socket cap (``server/live/addrcap.py``) keeps any one
-address from using them all, and the default soft limit (often 1,024) is
-below what a node serves.
 """
 
 from __future__ import annotations
@@ -328,6 +323,17 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
             self.transport.resume_reading()
         return message
 
+    def _open_for_writes(self) -> bool:
+        """Nothing makes a write wait: accepted, not closing, and the transport takes more."""
+        return not (
+            not self.writable.is_set()
+            or self.disconnected
+            or not self.handshake_complete
+            or self.close_sent
+            or self.initial_response is not None
+            or self.transport.is_closing()
+        )
+
     def write_text(self, text: str | bytes) -> bool:
         """Write a text message now, as ``send`` would, if nothing makes it wait:
         True once written; False when the caller must go through ``send`` (the
@@ -335,14 +341,7 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         ``send`` a message passes Starlette's WebSocket, its exception wrapper
         and uvicorn's coroutine, four coroutines for every message: they were
         about 4 % of the server's CPU per move (tests/bench/load.py, py-spy)."""
-        if (
-            not self.writable.is_set()
-            or self.disconnected
-            or not self.handshake_complete
-            or self.close_sent
-            or self.initial_response is not None
-            or self.transport.is_closing()
-        ):
+        if not self._open_for_writes():
             return False
         try:
             self.conn.send_text(text if isinstance(text, bytes) else text.encode())
@@ -354,14 +353,7 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def write_texts(self, texts: list[bytes | str]) -> bool:
         """``write_text`` for several messages, framed one after another and written in one
         ``write`` (a move's state and its ack: one system call, not two)."""
-        if (
-            not self.writable.is_set()
-            or self.disconnected
-            or not self.handshake_complete
-            or self.close_sent
-            or self.initial_response is not None
-            or self.transport.is_closing()
-        ):
+        if not self._open_for_writes():
             return False
         try:
             for text in texts:
@@ -394,17 +386,3 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         _uncount(self.transport)  # counted when it arrived as HTTP (GuardedH11)
         super().connection_lost(exc)
         self.conn.parser.close()  # its frame holds ``self.conn``: a cycle until closed
-
-
-def raise_fd_limit() -> tuple[int, int]:
-    """Soft RLIMIT_NOFILE up to the hard limit; returns (soft, hard) after."""
-    try:
-        import resource
-    except ImportError:  # not on this platform
-        return (0, 0)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and soft < hard:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-    return soft, hard
