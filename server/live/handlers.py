@@ -167,7 +167,7 @@ async def join(node: NodeParts, conn: Conn, msg: P.Join) -> None:
     player = None  # a signed-in player's seats are linked to them (server/live/identity.py)
     if node.identities is not None and conn.session:
         player, name = await node.identities.name_of(conn.session)
-        if msg.name is None and name is not None:  # no name sent: the player's own
+        if not msg.name and name:  # no name sent (or an empty one): the player's own, as a seek
             msg = msgspec.structs.replace(msg, name=name)
     done = await node.change(room.id, msg, None, room, player=player, address=conn.address)
     welcome = done.reply
