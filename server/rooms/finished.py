@@ -65,6 +65,8 @@ def finished(room: Room, now_ms: int) -> Finished:
         started_ms=room.started_ms or room.created_ms,
         ended_ms=now_ms,
         clock=msgspec.to_builtins(clock) if clock is not None else None,
+        arena=room.arena,
+        berserk=list(room.berserk),
     )
 
 

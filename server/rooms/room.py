@@ -84,6 +84,8 @@ class Finished(msgspec.Struct, gc=False):
     started_ms: int
     ended_ms: int
     clock: Any = None  # the room's clock at the end, when it has one
+    arena: str = ""  # the arena the game was played in ("": none; server/rooms/arena.py)
+    berserk: list[bool] = []  # each side berserked (an arena game that allows it), else empty
 
 
 class Room(msgspec.Struct, gc=False):
@@ -128,6 +130,10 @@ class Room(msgspec.Struct, gc=False):
     waiting: list[Finished] = []  # finished games the archive does not have yet
     clock: ClockRec | None = None  # the game's clock, if it has one (server/rooms/timing.py)
     tail: int = 0  # moves read after the stored base (rooms/stored.py: at TAIL, stored whole)
+    # An arena's game (server/rooms/arena.py): the arena's id ("": none), and each side's
+    # berserk — empty when the arena does not allow it, else [south, north].
+    arena: str = ""
+    berserk: list[bool] = []
 
 
 # A room in the store: msgpack, one encoder built once (read back by ``stored.decode_room``).
