@@ -7,7 +7,8 @@ judges a ``Flag`` on each through the node's write path, on the store's copy of 
 (never a node's, which a notice may not have reached), which ends the game on time
 (``timeout``) or aborts it (``aborted``) if its deadline really passed, and changes nothing if
 a move came first. The room's next deadline, if any, goes back in the index. The node's
-write path indexes each new deadline ahead of the change that makes it (``index``).
+write path indexes each new deadline with the change that makes it (``new_deadline``: in the
+compare-and-set's script, or on a Cluster ahead of it, ``index``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ LEASE_MS = 10_000  # a claimed deadline comes back if its node has not judged it
 Change = Callable[..., Awaitable[Any]]
 
 
+def new_deadline(before: Room | None, after: Room) -> int | None:
+    """The deadline ``after`` puts in the index: its own, if it has one and ``before`` (None: a
+    new room) had another."""
+    due = flag_at(after)
+    if due is not None and (before is None or flag_at(before) != due):
+        return due
+    return None
+
+
 class Flags:
     def __init__(self, deadlines: Deadlines, change: Change):
         self.deadlines = deadlines
@@ -42,9 +52,10 @@ class Flags:
         self.judging: set[asyncio.Task[None]] = set()
 
     async def index(self, before: Room | None, after: Room) -> None:
-        """Before ``after`` is stored: put its deadline in the index if it has a new one."""
-        due = flag_at(after)
-        if due is not None and (before is None or flag_at(before) != due):
+        """Before ``after`` is stored: put its deadline in the index if it has a new one
+        (``new_deadline``; the compare-and-set writes it itself where it can)."""
+        due = new_deadline(before, after)
+        if due is not None:
             await self.deadlines.put(after.id, due)
 
     async def watch(self) -> None:

@@ -191,6 +191,7 @@ class Node:
             notice = b""  # only an answer was kept: nobody else needs to hear
             board: dict[str, Any] | None = None
             append = False  # a move whose notice the store appends to the room, not rewritten
+            layout = self.store.layout  # (the store's flag may change it while this one writes)
             if done.seen:
                 pos = done.position or Position(new)
                 notice, board, append = delta.notice(
@@ -201,10 +202,10 @@ class Node:
                     lambda: state_message(
                         new, presence, now, self.settings.absent_ms, watching, pos
                     ),
-                    stored.appended(current, new),
+                    stored.appended(current, new, layout),
                     now,
                 )
-            result, append = await writes.store(self, current, new, notice, append, now)
+            result, append = await writes.store(self, current, new, notice, append, now, layout)
             if result == 0:
                 new.tail = current.tail + 1 if append else 0
                 self.keep(new, members, done.position)

@@ -8,9 +8,10 @@ room whole, in the layout the store asks for (``store.layout``). The same compar
 the room's place in the archive's waiting set (``server/store/waiting.py``): in line, due after
 ``NYUMBA_ARCHIVE_RETRY_MS``, while finished games wait in the room; out of it once the last was
 archived; untouched by every change of a room where none waits (the moves of a game being
-played). A clocked room's deadline goes into the index (``flags.py``) ahead of the
-compare-and-set: its command is queued on the connection first, so the index is never later
-than the room it points at, and the two cost one round trip, not two.
+played). A clocked room's new deadline goes into the index (``flags.py``) in the same
+script, so the index is never later than the room it points at; on a Cluster, where the index
+has a slot of its own, ahead of the compare-and-set: its command is queued on the connection
+first, and the two cost one round trip, not two.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from server.live.flags import Flags
+from server.live.flags import Flags, new_deadline
 from server.live.local import room_expiry
 from server.ops.config import Settings
 from server.rooms import stored
@@ -37,11 +38,12 @@ class Writer(Protocol):
 
 
 async def store(
-    node: Writer, current: Room, new: Room, notice: bytes, append: bool, now: int
+    node: Writer, current: Room, new: Room, notice: bytes, append: bool, now: int, layout: int
 ) -> tuple[int, bool]:
-    """Store ``new`` over ``current`` at ``now`` (store ms): the compare-and-set's answer (0
-    stored, 1 another node wrote first, 2 the store went back in time, -1 no room) and whether
-    the move was appended. With ``NYUMBA_LOCAL_FANOUT`` the node sends the notice to its own
+    """Store ``new`` over ``current`` at ``now`` (store ms) in ``layout`` (the one ``append``
+    was judged for: ``stored.appended``): the compare-and-set's answer (0 stored, 1 another
+    node wrote first, 2 the store went back in time, -1 no room) and whether the move was
+    appended. With ``NYUMBA_LOCAL_FANOUT`` the node sends the notice to its own
     sockets itself (``Fanout.written``): the store publishes it only if another node listens."""
     db, flags, settings = node.store, node.flags, node.settings
     expire = room_expiry(settings, new.created_ms, now, bool(new.waiting))
@@ -50,12 +52,15 @@ async def store(
         line = str(now + settings.archive_retry_ms)
     elif current.waiting:
         line = "done"
-    indexing = None
+    indexing, due = None, None
     if new.clock is not None:
-        indexing = asyncio.ensure_future(flags.index(current, new))
-        indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
-        await asyncio.sleep(0)  # the index's command goes out ahead of the compare-and-set's
-    result, written = 3, db.layout
+        due = new_deadline(current, new)
+        if due is not None and db.sharded:
+            indexing = asyncio.ensure_future(flags.index(current, new))
+            indexing.add_done_callback(lambda t: t.cancelled() or t.exception())
+            await asyncio.sleep(0)  # the index's command goes out ahead of the compare-and-set's
+            due = None
+    result, written = 3, layout
     for whole in (not append, True):
         result = await db.cas(
             new.id,
@@ -70,6 +75,7 @@ async def store(
             under=mark(written),
             waiting=line,
             writer=node.node_id if settings.local_fanout else "",
+            deadline=due,
         )
         if result != 3:  # 3: stored in another layout than the one written: write it whole
             break

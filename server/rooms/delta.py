@@ -100,6 +100,7 @@ def notice(
                     state=after.state if kept else b"",
                     cut=cut,
                     kept=added,
+                    clock=after.clock if kept else None,
                 )
             ),
             board,

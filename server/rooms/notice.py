@@ -8,6 +8,8 @@ import enum
 
 import msgspec
 
+from server.rooms.clock import ClockRec
+
 
 class NoticeKind(enum.StrEnum):
     """What a notice on a room's channel says (one letter on the wire)."""
@@ -45,10 +47,13 @@ class Notice(msgspec.Struct, array_like=True, frozen=True, gc=False, omit_defaul
     position: str = ""
     # What the stored room needs besides (the notice of a move is also the record the store
     # appends to the room, server/rooms/stored.py): the engine state after the move, and the
-    # kept answers (``cut`` bytes dropped from the front, ``kept`` added).
+    # kept answers (``cut`` bytes dropped from the front, ``kept`` added); from layout 4 on
+    # (``layout.CLOCKED``) a clocked room's clock after the move (the releases before ignore
+    # it: their nodes read only rooms whose clocked moves were written whole).
     state: bytes = b""
     cut: int = 0
     kept: bytes = b""
+    clock: ClockRec | None = None
 
 
 _notice_enc = msgspec.msgpack.Encoder()

@@ -2,8 +2,8 @@
 
 A room's ``data`` in the store (``server/store/store.py``) is a base — the whole ``Room``,
 msgpack — followed by the moves made since, each the move's notice (``notice.Notice``: its
-``moved`` message, the stamp, the engine state after it, the kept answer; ``Ply`` is
-what is read from it): a move's compare-and-set sends that notice once, and the store both
+``moved`` message, the stamp, the engine state after it, the kept answer and, in a clocked
+room from layout 4 on, the clock after it; ``Ply`` is what is read from it): a move's compare-and-set sends that notice once, and the store both
 appends it and publishes it, where it used to send the whole room and a whole state
 (kilobytes, growing with the game). Every other change — and every
 ``TAIL``-th move, so that reading a room stays short — writes the room whole again. Reading
@@ -25,7 +25,8 @@ import msgspec
 
 from server.rooms import protocol as P
 from server.rooms.answers import WIDTH
-from server.rooms.layout import layout_of, mark
+from server.rooms.clock import ClockRec
+from server.rooms.layout import CLOCKED, layout_of, mark
 from server.rooms.moved import decode_moved, expand_step
 from server.rooms.notice import Notice, decode_notice
 from server.rooms.room import Played, Room, encode_room
@@ -34,22 +35,25 @@ TAIL = 32  # moves appended after a base before the room is written whole again
 
 
 def whole(room: Room, layout: int) -> bytes:
-    """The room as a base with no moves after it, in ``layout`` (2 or 3)."""
+    """The room as a base with no moves after it, in ``layout`` (2, 3 or 4)."""
     base = encode_room(room)
     return mark(layout) + len(base).to_bytes(4, "big") + base
 
 
 # What a move changes in the room (``played``); every other field must be the very
 # object it was (``changed`` copies them) or equal to it.
+# From layout 4 on (``CLOCKED``) the record carries the clock too, which a move changes.
 _MOVED = {"rev", "stamp", "version", "state", "history", "outcome", "last", "offer", "kept"}
 _SAME = [name for name in Room.__struct_fields__ if name not in _MOVED]
+_SAME_CLOCKED = [name for name in _SAME if name != "clock"]
 
 
-def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
-    """Whether the store may append the move that made ``after`` from ``before``: it did and
-    nothing else changed (``played`` reading the record back gives ``after``). Then the
-    kept answers' change, ``(cut, kept)``, for the move's notice, which is the record; None
-    when the room must be written whole."""
+def appended(before: Room, after: Room, layout: int) -> tuple[int, bytes] | None:
+    """Whether the store may append the move that made ``after`` from ``before`` to a room
+    stored in ``layout``: it did and nothing else changed (``played`` reading the record back
+    gives ``after``; a clocked room's clock is in the record from layout 4 on, before which
+    a clocked move is written whole). Then the kept answers' change, ``(cut, kept)``, for the
+    move's notice, which is the record; None when the room must be written whole."""
     last = after.last
     if (
         last is None
@@ -61,7 +65,7 @@ def appended(before: Room, after: Room) -> tuple[int, bytes] | None:
         or len(after.history) != len(before.history) + 1
     ):
         return None
-    for name in _SAME:
+    for name in _SAME_CLOCKED if layout >= CLOCKED else _SAME:
         a, b = getattr(after, name), getattr(before, name)
         if a is not b and a != b:
             return None
@@ -89,8 +93,9 @@ def record(notice: bytes) -> bytes:
 class Ply(msgspec.Struct, gc=False):
     """A move appended to a stored room (server/rooms/stored.py): the revision's stamp, the
     engine state after it, the move, the side and the intent id, its steps (compact, as in
-    ``moved``) and the kept answers: ``cut`` bytes dropped from the front, ``kept`` added.
-    Stored as the move's notice (``notice.Notice``), which carries all of it."""
+    ``moved``), the kept answers: ``cut`` bytes dropped from the front, ``kept`` added, and the
+    clock after it (None: the room's base has it; always so before layout 4). Stored as the
+    move's notice (``notice.Notice``), which carries all of it."""
 
     stamp: str
     state: bytes
@@ -100,11 +105,12 @@ class Ply(msgspec.Struct, gc=False):
     steps: list[list[Any]]
     cut: int
     kept: bytes
+    clock: ClockRec | None = None
 
 
 def ply_of(n: Notice) -> Ply:
     m = decode_moved(n.moved)
-    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept)
+    return Ply(n.stamp, n.state, m.move, n.side, n.id, m.steps, n.cut, n.kept, n.clock)
 
 
 # A room in the store: msgpack, one decoder built once (``room.encode_room`` writes it).
@@ -131,8 +137,10 @@ def decode_room(data: bytes) -> Room:
 
 def played(room: Room, *plies: Ply) -> Room:
     """``room`` after the appended moves ``plies`` (none of which ended the game)."""
-    history, kept, last = list(room.history), room.kept, room.last
+    history, kept, last, clock = list(room.history), room.kept, room.last, room.clock
     for ply in plies:
+        if ply.clock is not None:
+            clock = ply.clock
         history.append(Played(ply.move, ply.side, ply.id))
         steps = [expand_step(s, ply.side) for s in ply.steps]
         last = P.LastMove(move=ply.move, side=ply.side, steps=steps, id=ply.id)
@@ -148,4 +156,5 @@ def played(room: Room, *plies: Ply) -> Room:
         last=last,
         offer=None,
         kept=kept,
+        clock=clock,
     )

@@ -6,10 +6,12 @@ Two sorted sets in one hash slot (``{deadlines}``), so each script touches one s
     <prefix>clock:{deadlines}          room id -> deadline (store ms)
     <prefix>clock:{deadlines}:claimed  room id -> until when a node holds it (store ms)
 
-A node indexes a clocked room's deadline *ahead of* the compare-and-set that gives it (written
-first, in the same write; ``ZADD LT``: an entry only moves earlier), so the index never says later than the truth: a
-node that dies between the two leaves an entry that wakes a node early, which re-judges the
-room and finds nothing to do. Every node claims what is due by the store's clock (``TIME``
+A clocked room's new deadline goes into the index with the compare-and-set that gives it, so
+the index never says later than the truth (``ZADD LT``: an entry only moves earlier): in the
+compare-and-set's own script (``server/store/scripts.py`` ``_CAS``), where the index and the
+room are on one server; on a Cluster, where the index has its own slot and a script touches one,
+*ahead of* it (queued first, in the same write): a node that dies between the two leaves an
+entry that wakes a node early, which re-judges the room and finds nothing to do. Every node claims what is due by the store's clock (``TIME``
 in the script) and judges it; a claim moves the entry to the claimed set for a lease, so each
 deadline is judged by one node at a time, and one that a dying node claimed comes back when
 its lease ends. After judging, the node releases the claim and indexes the room's next
@@ -48,11 +50,15 @@ return 1
 """
 
 
+def index_key(prefix: str) -> str:
+    return f"{prefix}clock:{{deadlines}}"
+
+
 class Deadlines:
     """The deadline index over a store's multiplexed connection (``link``)."""
 
     def __init__(self, link: Any, prefix: str):
-        self.index = f"{prefix}clock:{{deadlines}}"
+        self.index = index_key(prefix)
         self.claimed = self.index + ":claimed"
         self.link = link
         self._claim = link.script(_CLAIM)

@@ -1,9 +1,10 @@
 """The store's Lua scripts: each runs atomically on the one slot of a room's keys
 (``server/store/store.py`` loads and calls them)."""
 
-# KEYS: room, presence, the room's listening nodes (a set of node ids, ``Store.listen``), and
-# with ARGV[11] the room's waiting set (in the room's slot: server/store/waiting.py); the room's
-# channel is named as its key. ARGV: expected rev, new rev, data, expire-at ms, the writing
+# KEYS: room, presence, the room's listening nodes (a set of node ids, ``Store.listen``), with
+# ARGV[11] the room's waiting set (in the room's slot: server/store/waiting.py), and with
+# ARGV[12] the deadline index (server/store/deadlines.py; not on a Cluster, where it has a slot
+# of its own); the room's channel is named as its key. ARGV: expected rev, new rev, data, expire-at ms, the writing
 # node's id or '' (see "local fan-out" below), notice,
 # new stamp, expected stamp. Returns 0 when written, -1 when the room is gone, 1 when the store
 # has a newer revision (a lost race: re-read and re-judge), 2 when the store is *behind* the copy
@@ -22,6 +23,9 @@
 # off by a chat); 'done' when the room's last waiting game was archived: the room leaves it. So
 # a game's end and its place in line are one write: a node that dies right after it leaves the
 # game in line.
+# ARGV[12] (with KEYS[5]): absent or '' leaves the deadline index alone; a time (ms): the
+# clocked room's new deadline (``timing.flag_at``), indexed with the write (``ZADD LT``: an
+# entry only moves earlier), so the index never says later than the room.
 # Local fan-out: a writer that names itself in ARGV[5] sends the notice to its own sockets from
 # the reply (server/live/node.py), so the notice is published only when another node listens:
 # one in the listening set, or, for a node of a release that keeps no set (a rolling upgrade),
@@ -49,6 +53,8 @@ if line == 'done' then
 elseif line ~= '' then
   redis.call('ZADD', KEYS[4], 'NX', line, string.match(KEYS[1], '{(.*)}'))
 end
+local due = ARGV[12] or ''
+if due ~= '' then redis.call('ZADD', KEYS[5], 'LT', due, string.match(KEYS[1], '{(.*)}')) end
 if ARGV[6] ~= '' then
   local others = 1
   if ARGV[5] ~= '' then

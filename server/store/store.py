@@ -30,6 +30,7 @@ from server.rooms import layout
 from server.rooms.notice import REREAD
 from server.store import slots, topology
 from server.store.cluster import slot_of
+from server.store.deadlines import index_key
 from server.store.replicas import Replicas
 from server.store.resp import COMMAND_TIMEOUT, CONNECT_TIMEOUT
 from server.store.scripts import (
@@ -63,9 +64,10 @@ class Store:
             connect_timeout=connect_timeout, command_timeout=command_timeout
         )
         self._use(topology.open_store(url, REREAD, **self.timeouts))
-        # The layout this node writes rooms in: the release before's until the store's flag
-        # says otherwise (``server/store/layouts.py`` follows it).
-        self.layout = layout.PREVIOUS
+        # The layout this node writes rooms in: an unset flag's (which every release since
+        # layouts had numbers reads) until the store's flag says otherwise
+        # (``server/store/layouts.py`` follows it).
+        self.layout = layout.UNSET
 
     async def start(self) -> None:
         """Find out what the URL names (``topology.found``): a Cluster node switches the
@@ -160,6 +162,7 @@ class Store:
         under: bytes = b"",
         waiting: str = "",
         writer: str = "",
+        deadline: int | None = None,
     ) -> int:
         """Write the room if the store still has the revision (and stamp) that was judged;
         see ``_CAS`` for the answers (0 written, -1 gone, 1 newer, 2 behind, 3 not in the
@@ -168,12 +171,20 @@ class Store:
         room's first byte is ``under`` (``server/rooms/layout.py``). ``waiting``: the room's
         place in the waiting set, in the same write (``_CAS``'s ARGV[11]: '', a due time,
         'done'). ``writer``: this node's id when it sends the notice to its own sockets itself
-        (local fan-out): the store then publishes it only if another node listens."""
+        (local fan-out): the store then publishes it only if another node listens.
+        ``deadline``: the clocked room's new deadline, put in the deadline index by the same
+        script (``server/store/deadlines.py``); not on a Cluster (``ValueError``), where the
+        index has a slot of its own."""
         keys = [self.room_key(room_id), self.presence_key(room_id), self.listeners_key(room_id)]
-        line: list[str] = []  # a game's moves send no more than before the waiting set came
-        if waiting:
+        line: list[str | int] = []  # a game's moves send no more than before the waiting set came
+        if waiting or deadline is not None:
             keys.append(self.waiting_key(room_id))
             line.append(waiting)
+        if deadline is not None:
+            if self.sharded:
+                raise ValueError("on a Cluster the deadline index is written on its own slot")
+            keys.append(index_key(self.prefix))
+            line.append(deadline)
         result = int(
             await self._cas(
                 keys=keys,

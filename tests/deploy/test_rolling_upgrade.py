@@ -27,11 +27,13 @@ from redis.cluster import RedisCluster
 from serverproc import ROOT, ServerProcess
 from wsclient import Client, create_room
 
-from server.rooms.layout import CURRENT, PREVIOUS, mark
+from server.rooms.layout import CURRENT, PREVIOUS, UNSET, mark
 
-# The release before this one (main when the layouts got their numbers): it writes layout 2
-# and knows nothing of the flag. The next release that makes a layout records its own here.
-PREVIOUS_RELEASE = "8597019cf2060ee1ef7369574a1deea153869eea"
+# The release before this one (main before a clocked move's record carried the clock, layout
+# 4): it reads layouts 1-3 and writes 2 or 3 as the store's flag says. The one before it
+# (8597019, when the layouts got their numbers) wrote 2 and knew nothing of the flag. The next
+# release that makes a layout records its own here.
+PREVIOUS_RELEASE = "070012019b94ecba8623ff75e6f2d7d92ebfcc8e"
 ENV = {
     "NYUMBA_TICK_MS": "300",
     "NYUMBA_ARCHIVE_RETRY_MS": "500",
@@ -185,10 +187,11 @@ def wait_for(pred, what: str, timeout: float = 10.0):
 
 
 def following(fleet: Fleet, nodes: set[str]) -> None:
-    """Wait until each of ``nodes`` says it reads layout 3 and writes it."""
+    """Wait until each of ``nodes`` says it reads this release's layout and writes it."""
     info = f"{fleet.prefix}layout:{{layout}}:info"
+    both = f"{CURRENT} {CURRENT}".encode()
     wait_for(
-        lambda: {k.decode() for k, v in fleet.db.hgetall(info).items() if v == b"3 3"} >= nodes,
+        lambda: {k.decode() for k, v in fleet.db.hgetall(info).items() if v == both} >= nodes,
         "the nodes did not follow the flag",
     )
 
@@ -197,7 +200,9 @@ def rooms_counted(fleet: Fleet, games: list[Game]) -> bool:
     """Whether ``nyumba layout`` counts the games' rooms by the layouts they are stored in."""
     marks = collections.Counter(fleet.stored(g.room)[:1] for g in games)
     lines = {
-        f"rooms in layout {n}: {marks[mark(n)]}" for n in (PREVIOUS, CURRENT) if marks[mark(n)]
+        f"rooms in layout {n}: {marks[mark(n)]}"
+        for n in (UNSET, PREVIOUS, CURRENT)
+        if marks[mark(n)]
     }
     return lines <= set(fleet.layout_cli().stdout.splitlines())
 
@@ -208,6 +213,7 @@ def node_id(srv: ServerProcess) -> str:
 
 def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
     rng = random.Random(46)
+    fleet.db.set(f"{fleet.prefix}layout:{{layout}}", str(PREVIOUS))  # switched to its own
     a, b = fleet.nodes(previous_release, 2)
     clock = {"initial_ms": 600_000, "increment_ms": 2000}  # (its deadline indexed by both)
     games = [Game(a, b, "kalah"), Game(b, a, "oware"), Game(a, b, "kalah", clock=clock)]
@@ -223,7 +229,7 @@ def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
         assert fleet.stored(g.room)[:1] == mark(PREVIOUS)
     refused = fleet.layout_cli("current")  # B still runs the release before
     assert refused.returncode == 1 and node_id(b) in refused.stderr, refused
-    assert fleet.db.get(f"{fleet.prefix}layout:{{layout}}") is None
+    assert fleet.db.get(f"{fleet.prefix}layout:{{layout}}") == str(PREVIOUS).encode()
     # B is replaced; every node reads both layouts, and the operator switches
     b = replaced(fleet, b, ROOT, games)
     for g in games:
@@ -232,7 +238,7 @@ def test_a_rolling_upgrade_loses_nothing(fleet, previous_release):
     assert switched.returncode == 0, switched
     following(fleet, {node_id(a), node_id(b)})
     status = fleet.layout_cli()
-    assert "the store's layout: 3" in status.stdout and status.returncode == 0
+    assert f"the store's layout: {CURRENT}" in status.stdout and status.returncode == 0
     for g in games:
         g.moves(rng, 2)
         if not g.over():
@@ -261,22 +267,22 @@ def test_without_the_scheme_the_old_nodes_games_break(fleet, previous_release):
     game.moves(rng, 4)
     fleet.db.set(f"{fleet.prefix}layout:{{layout}}", str(CURRENT))
     a = replaced(fleet, a, ROOT, [game])
-    game.moves(rng, 1)  # South's, on the new node: the room is written in layout 3
+    game.moves(rng, 1)  # South's, on the new node: the room is written in layout 4
     assert fleet.stored(game.room)[:1] == mark(CURRENT)
     mover = game.north  # on B, of the release before
     mid = mover.move(rng.choice(mover.state["legal"])["move"])
     assert mover.expect("error", id=mid)["code"] == "internal"  # it cannot read the room
-    assert "msgspec.ValidationError" in b.log()
+    assert f"UnknownLayout: a room stored in layout {CURRENT}" in b.log()
     assert fleet.stored(game.room)[:1] == mark(CURRENT)  # and nothing changed
 
 
 def test_a_node_refuses_to_start_when_the_store_asks_for_a_layout_it_cannot_write(fleet):
     """A rollback across a switch (or an upgrade skipping a release) stops at its first node
     rather than breaking the games of the rooms it cannot read."""
-    fleet.db.set(f"{fleet.prefix}layout:{{layout}}", "4")
+    fleet.db.set(f"{fleet.prefix}layout:{{layout}}", "5")
     with pytest.raises(RuntimeError, match="server exited early") as failed:
         fleet.node(ROOT)
-    assert "the store asks for layout '4'; this release writes 2 or 3" in str(failed.value)
+    assert "the store asks for layout '5'; this release writes 2, 3 or 4" in str(failed.value)
 
 
 def test_on_a_cluster_the_switch_waits_for_the_old_node(tmp_path, key_prefix, previous_release):
