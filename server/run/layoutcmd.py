@@ -29,7 +29,9 @@ async def _run(settings: Settings, asked: str | None) -> int:
         if asked is None:
             print(f"the store's layout: {flag or f'unset (layout {layout.UNSET})'}")
             print(f"this release reads layouts {', '.join(map(str, layout.READS))}", end="")
-            print(f" and writes {layout.UNSET} (the flag unset), {layout.PREVIOUS} (previous)", end="")
+            print(
+                f" and writes {layout.UNSET} (the flag unset), {layout.PREVIOUS} (previous)", end=""
+            )
             print(f" or {layout.CURRENT} (current)")
             for node, (reads, writes) in sorted(following.items()):
                 print(f"node {node}: reads up to layout {reads}, writes {writes}")

@@ -56,12 +56,14 @@ import asyncio
 import gc
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
+import redis
 
 # tests/ for the helpers; the repository first, so `engine` is the package, not tests/engine
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
@@ -439,6 +441,14 @@ def main() -> None:
         default="everysec",
         help="the embedded store's appendfsync (everysec, always): what an ack costs on disk",
     )
+    ap.add_argument(
+        "--layout",
+        choices=["unset", "current"],
+        default="unset",
+        help="the store's layout flag for each checkout's servers: unset (what a store nobody "
+        "switched writes: layout 2), or `nyumba layout current` run by that checkout first "
+        "(main: 3; from layout 4 a clocked move is appended, not written whole)",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="nyumba-load-"))
@@ -497,6 +507,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                     JOIN_EXTRA["states"] = states
                     acks = f"{acks}/{states}"
                 extra = {} if root is None else {"root": root}
+                set_layout(args.layout, root, url, prefix)
                 if kind == "workers":
                     servers = [
                         ServerProcess(
@@ -543,6 +554,29 @@ def run_store(args, tmp: Path, url: str | None) -> None:
             embedded.stop()
     if args.rounds > 1 or len(results) > 1:
         summarize(results)
+
+
+def set_layout(layout: str, root: Path | None, url: str, prefix: str) -> None:
+    """The store's layout flag as ``--layout`` asks, by the checkout's own ``nyumba layout``
+    (before its servers start: no live node to wait for)."""
+    flag = f"{prefix}layout:{{layout}}"
+    if layout == "unset":
+        redis.Redis.from_url(url).delete(flag, flag + ":nodes", flag + ":info")
+        return
+    proc = ServerProcess(
+        redis_url=url, data_dir=Path("."), **({} if root is None else {"root": root})
+    )
+    env = {**os.environ, "REDIS_URL": url, "NYUMBA_KEY_PREFIX": prefix}
+    done = subprocess.run(
+        [proc.python, "-m", proc.cli_module(), "layout", layout],
+        cwd=proc.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        sys.exit(f"nyumba layout {layout} failed: {done.stderr}")
 
 
 def await_workers(server: ServerProcess, count: int) -> None:

@@ -249,6 +249,7 @@ def run_nyumba(args, clock: str = "0", root: str = "") -> dict | None:
         argv += ["--roots", f"{root}@{args.nyumba_acks}"]
     for env in args.nyumba_env:
         argv += ["--env", env]
+    argv += ["--layout", args.nyumba_layout]
     for opt in ("server_cpus", "generator_cpus", "store_cpus"):
         if getattr(args, opt):
             argv += ["--" + opt.replace("_", "-"), getattr(args, opt)]
@@ -356,6 +357,13 @@ def main() -> None:
         default="",
         help="other checkouts whose servers to run too, each a configuration (load.py --roots):"
         " /tmp/main measures today's main beside this one",
+    )
+    ap.add_argument(
+        "--nyumba-layout",
+        choices=["unset", "current"],
+        default="unset",
+        help="the store's layout flag (load.py --layout): current runs each checkout's "
+        "`nyumba layout current` first (a clocked move is appended from layout 4 on)",
     )
     ap.add_argument("--server-cpus", help="CPUs for the server, e.g. 0")
     ap.add_argument("--generator-cpus", help="CPUs for the load generator, e.g. 1")

@@ -57,3 +57,33 @@ def test_pruning_drops_ended_entries_but_each_sides_last_seen(valkey_url, key_pr
             await store.close()
 
     run(scenario())
+
+
+def test_a_compare_and_set_indexes_the_rooms_deadline_in_its_own_script(valkey_url, key_prefix):
+    """The deadline goes into the index with the write that gives it (``_CAS``'s ARGV[12]):
+    only moving earlier, never by a refused write, and with the waiting set left alone."""
+
+    async def scenario():
+        store = Store(valkey_url, key_prefix)
+        try:
+            index = f"{key_prefix}clock:{{deadlines}}"
+            waiting = store.waiting_key("r1")
+            now = int(time.time() * 1000)
+            assert await store.create("r1", 0, b"room", now + 60_000)
+            assert await store.cas("r1", 0, 1, b"r1", now + 60_000, b"", deadline=now + 9_000) == 0
+            assert await store.link.execute("ZSCORE", index, "r1") == str(now + 9_000).encode()
+            assert await store.cas("r1", 1, 2, b"r2", now + 60_000, b"", deadline=now + 5_000) == 0
+            assert await store.cas("r1", 2, 3, b"r3", now + 60_000, b"", deadline=now + 7_000) == 0
+            assert await store.link.execute("ZSCORE", index, "r1") == str(now + 5_000).encode()
+            refused = await store.cas("r1", 1, 2, b"rx", now + 60_000, b"", deadline=now + 1)
+            assert refused == 1  # another node wrote first: nothing indexed
+            assert await store.link.execute("ZSCORE", index, "r1") == str(now + 5_000).encode()
+            assert await store.link.execute("ZSCORE", waiting, "r1") is None
+            store.sharded = True  # a Cluster's index has a slot of its own: not in the script
+            with pytest.raises(ValueError, match="own slot"):
+                await store.cas("r1", 3, 4, b"r4", now + 60_000, b"", deadline=now)
+            store.sharded = False
+        finally:
+            await store.close()
+
+    run(scenario())
