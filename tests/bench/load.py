@@ -443,11 +443,11 @@ def main() -> None:
     )
     ap.add_argument(
         "--layout",
-        choices=["unset", "current"],
         default="unset",
-        help="the store's layout flag for each checkout's servers: unset (what a store nobody "
-        "switched writes: layout 2), or `nyumba layout current` run by that checkout first "
-        "(main: 3; from layout 4 a clocked move is appended, not written whole)",
+        help="the store's layout flag for each checkout's servers, each a configuration: unset "
+        "(what a store nobody switched writes: layout 2), current (`nyumba layout current` run "
+        "by that checkout first: main writes 3; from layout 4 a clocked move is appended, not "
+        "written whole), or both in turn: unset,current",
     )
     args = ap.parse_args()
 
@@ -488,13 +488,14 @@ def run_store(args, tmp: Path, url: str | None) -> None:
     results: dict[tuple, list[dict]] = {}
     try:
         for rnd in range(args.rounds):
-            for root, (kind, count), acks, analyses, clock in [
-                (r, sh, a, int(n), int(c))
+            for root, (kind, count), acks, analyses, clock, layout in [
+                (r, sh, a, int(n), int(c), lay)
                 for r, root_acks in roots
                 for sh in shapes
                 for a in (root_acks or args.acks).split(",")
                 for n in args.analyses.split(",")
                 for c in args.clocks.split(",")
+                for lay in args.layout.split(",")
             ]:
                 ROOM_EXTRA.clear()
                 if clock:
@@ -507,7 +508,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                     JOIN_EXTRA["states"] = states
                     acks = f"{acks}/{states}"
                 extra = {} if root is None else {"root": root}
-                set_layout(args.layout, root, url, prefix)
+                set_layout(layout, root, url, prefix)
                 if kind == "workers":
                     servers = [
                         ServerProcess(
@@ -532,6 +533,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                     print(
                         f"--- round {rnd + 1} root={root or 'this'} ({servers[0].python}) "
                         f"{kind}={count} acks={acks} analyses={analyses} clock={clock} "
+                        f"layout={layout} "
                         f"store={store} rooms={args.rooms} "
                         f"rate={args.rate or 'closed loop'} load={os.getloadavg()[0]:.1f}"
                         + (f" env={' '.join(args.env)}" if args.env else ""),
@@ -542,7 +544,7 @@ def run_store(args, tmp: Path, url: str | None) -> None:
                         measure(this, servers, embedded.pid if embedded else None, url)
                     )
                     if figures:
-                        key = (str(root or "this"), kind, count, acks, analyses, clock)
+                        key = (str(root or "this"), kind, count, acks, analyses, clock, layout)
                         results.setdefault(key, []).append(figures)
                 finally:
                     if server_cpus:
@@ -609,7 +611,8 @@ def summarize(results: dict[tuple, list[dict]]) -> None:
             return " ".join(f"{r[field] / f[field]:.2f}" for r, f in zip(runs, first) if f[field])
 
         print(
-            f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]} clock={key[5]}: "
+            f"{key[0]} {key[1]}={key[2]} acks={key[3]} analyses={key[4]} clock={key[5]} "
+            f"layout={key[6]}: "
             f"moves/s {med('moves_s'):.0f}  "
             f"CPU/move {med('cpu_ms'):.3f} ms (store {med('store_cpu_ms'):.3f})  "
             f"p50 {med('p50'):.2f}  p99 {med('p99'):.2f} ms  "
