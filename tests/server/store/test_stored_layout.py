@@ -4,12 +4,12 @@ layout by its next change."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import redis
 from serverproc import ServerProcess
 from wsclient import seated_pair
-
-import time
 
 from server.rooms.layout import CURRENT, UNSET, mark
 from server.rooms.room import encode_room
