@@ -19,7 +19,8 @@ LEASE_MS = 30_000
 
 
 async def store_ms(link) -> int:
-    seconds, micros = await link.execute("TIME")
+    # (a script: a Cluster routes a keyless one to any master; TIME itself names no key)
+    seconds, micros = await link.execute("EVAL", "return redis.call('TIME')", 0)
     return int(seconds) * 1000 + int(micros) // 1000
 
 
@@ -119,8 +120,13 @@ async def crowd(
             if got.sides[0].player == p:
                 await asyncio.sleep(rng.random() * 0.01)  # the game being played
                 await finish(got, store)
-            else:
-                await done[got.room].wait()
+            else:  # its south reports it; a game paired as the time ran out, the end does
+                try:
+                    await asyncio.wait_for(
+                        done[got.room].wait(), max(0.01, stop - time.monotonic())
+                    )
+                except TimeoutError:
+                    return
 
     async def node_loop(store: ArenaStore, sweeps: bool) -> None:
         while time.monotonic() < stop:

@@ -310,3 +310,46 @@ def test_two_hundred_players_pair_at_once_each_in_one_game_at_a_time(shared_stor
         await check_crowd(nodes[0], spec.id, seen, 10**9)
 
     scenario(shared_store, body, connections=8)
+
+
+def test_the_sweep_pairs_those_who_waited_for_the_start_by_standing(shared_store):
+    async def body(arenas: ArenaStore):
+        spec = await new_arena(arenas, starts_in_ms=300)
+        for p, rating in {"a": 1900, "b": 1200, "c": 1500, "d": 1600}.items():
+            await arenas.join(spec.id, p, None, rating)
+        await win(arenas, spec.id, "a", "b", "before")  # (a score before the start: a test's)
+        await win(arenas, spec.id, "c", "d", "before2")
+        for p in "abcd":
+            assert await wait(arenas, spec.id, p) == ("waiting", None)
+        now = await store_ms(arenas.link)
+        assert await arenas.sweep(now, lambda: "early", 0, 10**9) == []  # not started: not swept
+        await until_store_ms(arenas.link, spec.starts_ms)
+        rooms = iter(["first", "second"])
+        swept = await arenas.sweep(spec.starts_ms, lambda: next(rooms), 10**9, 10**9, [spec.id])
+        # Down the standings: a (2) with c (2), then b (0) with d (0); none met before.
+        assert [(m.room, {s.player for s in m.sides}) for m in swept] == [
+            ("first", {"a", "c"}), ("second", {"b", "d"}),
+        ]  # fmt: skip
+
+    scenario(shared_store, body)
+
+
+def test_a_pairing_reaches_the_other_players_node_by_its_refresh_once(shared_store):
+    async def body(arenas: ArenaStore):
+        spec = await new_arena(arenas)
+        await joined(arenas, spec.id, "here", "there")
+        await arenas.why_wait(spec.id, "there", "h2", "n2", LEASE, "r0", 0)
+        kind, made = await arenas.why_wait(spec.id, "here", "h1", "n1", LEASE, "r1", 0)
+        assert kind == "paired" and made is not None and made.room == "r1"
+        assert await arenas.refresh("n1", LEASE, [spec.id]) == []  # n1 had the answer
+        assert await arenas.refresh("n2", LEASE, [spec.id]) == [made]
+        assert await arenas.refresh("n2", LEASE) == []
+        # A waiter whose node stopped refreshing is dropped by the sweep too.
+        await arenas.join(spec.id, "stale", None, None)
+        await arenas.why_wait(spec.id, "stale", "h3", "n3", 1, "r2", 0)
+        now = await store_ms(arenas.link)
+        await until_store_ms(arenas.link, now + 5)
+        assert await arenas.sweep(now, lambda: "x", 0, 10**9, [spec.id]) == []
+        assert await arenas.link.execute("HLEN", arenas.keys(spec.id) + "waiter") == 0
+
+    scenario(shared_store, body)
