@@ -31,6 +31,14 @@ def scenario(shared_store, body, connections: int = 1):
         try:
             return await body(*(ArenaStore(s.link, s.prefix, s.sharded) for s in stores))
         finally:
+            cursor = None
+            while cursor != 0:  # a shared Redis keeps nobody's keys: only this prefix's
+                cursor, found = await stores[0].link.execute(
+                    "SCAN", cursor or 0, "MATCH", prefix + "*", "COUNT", 1000
+                )
+                cursor = int(cursor)
+                if found:
+                    await stores[0].link.execute("DEL", *found)
             for s in stores:
                 await s.close()
 
