@@ -60,4 +60,3 @@ def upgrade() -> None:
         sa.Column("rating", sa.Integer, nullable=True),
     )
     op.create_index("arena_rows_rank", "arena_rows", ["arena", "rank"])
-
