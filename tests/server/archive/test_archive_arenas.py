@@ -367,6 +367,11 @@ def test_recompute_scores_each_players_games_in_order():
         Row(4, "e", "E", 0, 1, 0, 0, 1, False, 0, [0], False, None),
         Row(5, "d", "D", 0, 1, 0, 0, 1, False, 0, [0], False, None),
     ]
+    points = arenas.points_of(shuffled)
+    assert [points[g.id] for g in GAMES] == [
+        [2, 0], [2, 0], [0, 0], [5, 0], [1, 1], [0, 3], [0, 2], [2, 0], [0, 2], [1, 0],
+        [0, 0], [0, 0],
+    ]  # fmt: skip
     # those without points go by when they joined, when the store says
     joined = arenas.recompute(GAMES, joined_ms={"d": 10, "e": 20})
     assert [(r.rank, r.player) for r in joined][3:] == [(4, "d"), (5, "e")]
