@@ -315,46 +315,8 @@ class Node:
 
     # messages ----------------------------------------------------------------
     async def handle(self, conn: Conn, data: bytes | str) -> bool:
-        """Answer one message. False: the connection must be closed (abuse)."""
-        try:
-            msg = P.decode(data)
-        except msgspec.ValidationError as exc:
-            if self.budget.over(conn):
-                return False
-            conn.send_msg(
-                P.error("bad-message", f"The message does not match the protocol: {exc}.")
-            )
-            return True
-        except msgspec.DecodeError:
-            if self.budget.over(conn):
-                return False
-            conn.send_msg(P.error("bad-json"))
-            return True
-        if self.budget.over(conn, isinstance(msg, P.Ping)):
-            return False
-        intent_id = getattr(msg, "id", None)
-        started, result = time.perf_counter(), "ok"
-        try:
-            handler = HANDLERS.get(type(msg))
-            if isinstance(msg, seeks.LOBBY):
-                await self.lobby.handle(conn, msg)
-            elif handler is None:  # an intent that changes the room (answers sent in one write)
-                await conn.holding(self.intent(conn, msg), not self.settings.ack_replicas)
-            else:
-                await handler(self, conn, msg)
-        except Refused as r:
-            result = r.code
-            conn.send_msg(P.error(r.code, r.message, intent_id, r.retry_after_ms))
-        except RedisError as exc:  # the store is unreachable: nothing was acknowledged
-            result = "store-down"
-            health.STORE.failed(exc)  # logged once per outage
-            conn.send_msg(P.error("internal", "The store is unreachable; try again.", intent_id))
-        except Exception:  # a bug: say so, keep the connection
-            result = "internal"
-            log.exception("message %r failed", msg)
-            conn.send_msg(P.error("internal", id=intent_id))
-        metrics.intent(str(type(msg).__struct_config__.tag), result, started)
-        return True
+        """Answer one message (``server/live/dispatch.py``). False: close the connection."""
+        return await dispatch.handle(self, conn, data)
 
     def joined(self, conn: Conn, msg: Any) -> str:
         if conn.room is None:
