@@ -105,10 +105,12 @@ class Arenas:
         store: Any,
         node_id: str,
         create_room: Callable[[R.Room], Awaitable[bool]],
+        now: Callable[[], int],
         archive: Database | None = None,
         identities: Identities | None = None,
     ):
         self.settings = settings
+        self.now = now
         self.node_id = node_id
         self.store = ArenaStore(store.link, store.prefix, store.sharded)
         self.create_room = create_room
@@ -119,7 +121,8 @@ class Arenas:
         self.of_conn: dict[Conn, set[tuple[str, str]]] = {}
         self.delivered: dict[tuple[str, int], None] = {}  # (room, side) sent, the latest
         self.subscribed: set[str] = set()
-        self.watchers = ArenaWatchers(self.store, self.spec)
+        self.known: set[Conn] = set()  # connections that used the arenas (no join deadline)
+        self.watchers = ArenaWatchers(self.store, self.spec, now)
         self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         self._tasks: list[asyncio.Task[None]] = []
@@ -157,15 +160,16 @@ class Arenas:
 
     # the connection's messages --------------------------------------------------------
     async def handle(self, conn: Conn, msg: Any) -> None:
+        self.known.add(conn)
         spec = await self.spec(msg.arena)
         await self.follow(spec.id)
+        who = await self._player(conn)
         if isinstance(msg, A.ArenaWatch):
-            player = await self._player(conn) if msg.on else None
-            await self.watchers.watch(conn, spec, msg.on, player and player[0])
+            await self.watchers.watch(conn, spec, msg.on, who[0] if who else None)
             return
-        player, name = await self._player(conn) or (None, None)
-        if player is None:
+        if who is None:
             raise Refused("not-identified", "Only an identified player can play in an arena.")
+        player, name = who
         try:
             if isinstance(msg, A.ArenaPause):
                 self._forget(spec.id, player)
@@ -224,6 +228,7 @@ class Arenas:
 
     async def leave(self, conn: Conn) -> None:
         """The connection closed: it no longer waits, nor watches."""
+        self.known.discard(conn)
         self.watchers.drop(conn)
         for arena, player in self.of_conn.pop(conn, set()):
             waiter = self.waiting.get((arena, player))
@@ -264,10 +269,18 @@ class Arenas:
             other = pairing.sides[1 - index]
             waiter.conn.send_msg(
                 A.ArenaPaired(
-                    arena=spec.id, room=pairing.room, url=f"/r/{pairing.room}", side=index,
-                    token=waiter.token, opponent=other.name, game=spec.game,
-                    options=spec.options, clock=spec.clock, rated=spec.rated,
-                    berserk=spec.berserk, id=waiter.intent_id,
+                    arena=spec.id,
+                    room=pairing.room,
+                    url=f"/r/{pairing.room}",
+                    side=index,
+                    token=waiter.token,
+                    opponent=other.name,
+                    game=spec.game,
+                    options=spec.options,
+                    clock=spec.clock,
+                    rated=spec.rated,
+                    berserk=spec.berserk,
+                    id=waiter.intent_id,
                 )  # fmt: skip
             )
         self.watchers.changed(spec.id)
@@ -302,22 +315,40 @@ class Arenas:
         self._spawn(self.finish(room))
 
     async def finish(self, room: R.Room) -> bool:
-        """Score the ended (or gone: ``room.outcome`` None) arena game once."""
+        """Score the ended arena game once (False: scored before)."""
         result, paused = result_of(room)
         players = [seat.player or "" for seat in room.seats]
-        ended = room.finished_ms or now_ms()
         berserk = list(room.berserk) or [False, False]
+        ended = room.finished_ms or self.now()  # the archive's ``ended_ms`` of the game
+        return await self.score(
+            room.arena, room.id, room.game_no, room.game, players, result, berserk, ended, paused
+        )
+
+    async def score(
+        self,
+        arena: str,
+        room: str,
+        game_no: int,
+        game: str,
+        players: list[str],
+        result: list[A.Result] | None,
+        berserk: list[bool],
+        ended_ms: int,
+        paused: int | None = None,
+    ) -> bool:
+        """Score a game of the arena once (``result`` None: aborted, or lost); its players
+        waiting on this node who asked before it was scored are asked for again."""
         scored = await self.store.finish(
-            room.arena, room.id, room.game_no, players, result, berserk, ended, paused
+            arena, room, game_no, players, result, berserk, ended_ms, paused
         )
         if scored:
             kind = "aborted" if result is None else "draw" if result[0] == "draw" else "decisive"
-            metrics.ARENA_GAMES_FINISHED.labels(room.game, kind).inc()
-            self.watchers.changed(room.arena)
-            for player in players:  # this node's players who asked again meanwhile
-                waiter = self.waiting.get((room.arena, player))
+            metrics.ARENA_GAMES_FINISHED.labels(game, kind).inc()
+            self.watchers.changed(arena)
+            for player in players:
+                waiter = self.waiting.get((arena, player))
                 if waiter is not None and not waiter.listed:
-                    await self._wait(room.arena, player, waiter)
+                    await self._wait(arena, player, waiter)
         return scored
 
     def _spawn(self, work: Awaitable[Any]) -> None:

@@ -136,9 +136,12 @@ class ArenaWatchers:
         watcher given its own row; how many were sent."""
         sent = 0
         now = self.now()
-        for arena, watched in list(self.arenas.items()):
+        for watched in list(self.arenas.values()):
             await asyncio.sleep(0)
-            if A.status(watched.spec, now, False) != watched.status and watched.status != "finished":
+            if (
+                A.status(watched.spec, now, False) != watched.status
+                and watched.status != "finished"
+            ):
                 watched.dirty = True
             if not watched.dirty or not watched.conns:
                 continue

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import msgspec
 from redis.exceptions import RedisError
 
+from server.live.arena import Arenas
 from server.live.connection import Budget, Conn
 from server.live.handlers import HANDLERS, NodeParts
 from server.ops import health, metrics
@@ -28,17 +29,11 @@ from server.rooms.room import Refused
 log = logging.getLogger("nyumba.node")
 
 
-class Piece(Protocol):
-    """A part of the node that answers a family of messages itself (the lobby, the arenas)."""
-
-    async def handle(self, conn: Conn, msg: Any) -> None: ...
-
-
 class Routed(NodeParts, Protocol):
     """What routing a message uses of the node (``server/live/node.py``'s ``Node``)."""
 
     budget: Budget
-    arenas: Piece
+    arenas: Arenas
 
     def intent(self, conn: Conn, msg: Any) -> Awaitable[None]: ...
 

@@ -23,28 +23,28 @@ import time
 import uuid
 from typing import Any
 
-import msgspec
 from redis.exceptions import RedisError
 
 from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
-from server.live import pairs, writes
+from server.live import dispatch, pairs, writes
 from server.live.archiving import Archiver
+from server.live.arena import Arenas
+from server.live.arenarounds import Rounds
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn, context
 from server.live.fanout import Fanout
 from server.live.flags import Flags
-from server.live.handlers import HANDLERS
 from server.live.identity import Identities
 from server.live.lobby import Lobby
 from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
-from server.ops import collector, health, metrics
+from server.ops import collector, metrics
 from server.ops.config import Settings
-from server.rooms import delta, seeks, stored, tally
+from server.rooms import delta, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
@@ -101,6 +101,10 @@ class Node:
             settings, store, self.node_id, self.create_room, archive, self.identities
         )
         self.flags.judged = self.lobby.judged
+        self.arenas = Arenas(
+            settings, store, self.node_id, self.create_room, self.now, archive, self.identities
+        )
+        self.rounds = Rounds(settings, store, self.arenas, archive, self.now)
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -117,6 +121,8 @@ class Node:
             self._tasks.append(asyncio.create_task(self.archiver.sweep_forever(), name="archive"))
         self._tasks.append(asyncio.create_task(self.flags.watch(), name="flags"))
         await self.lobby.start()
+        await self.arenas.start()
+        self._tasks.append(asyncio.create_task(self.rounds.run(), name="arena-rounds"))
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -127,6 +133,7 @@ class Node:
         if self.archiver is not None:
             await self.archiver.stop()
         await self.lobby.stop()
+        await self.arenas.stop()
         await self.flags.stop()
         await self.fanout.stop()
         self.computer.close()
@@ -216,6 +223,8 @@ class Node:
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
                         self.archiver.ended(new)
+                if new.arena and current.outcome is None and new.outcome is not None:
+                    self.arenas.ended(new)  # this write ended an arena game: scored once
                 for event in done.events:
                     await self.store.publish(
                         room_id, encode_notice(Notice(0, NoticeKind.EVENT, P.encode(event)))
@@ -306,10 +315,11 @@ class Node:
         return made
 
     def in_lobby(self, conn: Conn) -> bool:
-        return conn in self.lobby.known
+        return conn in self.lobby.known or conn in self.arenas.known
 
     async def detach(self, conn: Conn) -> None:
         await self.lobby.leave(conn)
+        await self.arenas.leave(conn)
         await self.presence.leave(conn)
         await conn.stop()
 
