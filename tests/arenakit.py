@@ -66,7 +66,11 @@ class Bot:
                     self.dead.add(self.home)  # (a closed socket's node may still be up)
                 alive = [i for i in range(len(self.urls)) if i not in self.dead]
                 assert alive and len(self.closes) < 20, f"{self.player}: {self.closes}"
-                self.home = alive[(alive.index(self.home) + 1) % len(alive)] if self.home in alive else alive[0]
+                self.home = (
+                    alive[(alive.index(self.home) + 1) % len(alive)]
+                    if self.home in alive
+                    else alive[0]
+                )
                 await asyncio.sleep(0.2)
 
     async def _session(self, arena: str, until: float) -> None:
@@ -75,7 +79,9 @@ class Bot:
         async with connect(url, additional_headers=headers, open_timeout=10) as ws:
             current = self.games[-1] if self.games and self.games[-1].ended_at is None else None
             if current is not None:  # back on another node: the game goes on
-                await ws.send(json.dumps({"t": "join", "room": current.room, "token": current.token}))
+                await ws.send(
+                    json.dumps({"t": "join", "room": current.room, "token": current.token})
+                )
             else:
                 await ws.send(json.dumps({"t": "arena-join", "arena": arena}))
             asked = time.monotonic()
@@ -85,7 +91,7 @@ class Bot:
                     return  # the arena's end: no game, none to come
                 try:
                     raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if current is None and time.monotonic() - asked > 3:
                         # A pause for a missed first move (a dead node's game): join again.
                         await ws.send(json.dumps({"t": "arena-join", "arena": arena}))
@@ -98,7 +104,9 @@ class Bot:
                     current = Game(msg["room"], msg["side"], msg["token"], time.time())
                     self.games.append(current)
                     moved = {}
-                    await ws.send(json.dumps({"t": "join", "room": current.room, "token": current.token}))
+                    await ws.send(
+                        json.dumps({"t": "join", "room": current.room, "token": current.token})
+                    )
                 elif t == "error":
                     self.errors.append(msg)
                 elif t == "state" and current is not None and msg["room"] == current.room:
@@ -128,8 +136,15 @@ class Bot:
             return
         move = self.rng.choice(state["legal"])["move"]
         await ws.send(
-            json.dumps({"t": "move", "room": game.room, "version": state["version"], "move": move,
-                        "id": f"{game.room[:6]}-{state['version']}"})
+            json.dumps(
+                {
+                    "t": "move",
+                    "room": game.room,
+                    "version": state["version"],
+                    "move": move,
+                    "id": f"{game.room[:6]}-{state['version']}",
+                }
+            )
         )
 
 
@@ -139,7 +154,10 @@ def new_player(base: str, name: str) -> tuple[str, str]:
     assert r.status_code == 201, r.text
     player, session = r.json()["player"], r.cookies["nyumba_player"]
     cookie = {"cookie": f"nyumba_player={session}"}
-    assert httpx.patch(base + "/api/me", json={"name": name}, headers=cookie, timeout=30).status_code == 200
+    assert (
+        httpx.patch(base + "/api/me", json={"name": name}, headers=cookie, timeout=30).status_code
+        == 200
+    )
     return player, session
 
 

@@ -19,13 +19,13 @@ import time
 from collections import defaultdict
 
 import httpx
-import pytest
 from arenakit import Bot, new_player, wait_for
 from pgkit import sqlite_url
 
 from server.archive.arenas import ArenaGameRow, recompute
 
 PLAYERS = int(os.environ.get("NYUMBA_ARENA_PLAYERS", "40"))
+MOVE_S = float(os.environ.get("NYUMBA_ARENA_MOVE_S", "0.1"))  # a bot's time to move
 SECONDS = float(os.environ.get("NYUMBA_ARENA_SECONDS", "25"))
 ENV = {
     "NYUMBA_ARENA_MIN_MS": "5000",
@@ -54,9 +54,17 @@ def archived_games(url: str, arena: str) -> list[ArenaGameRow]:
         g = out.setdefault(
             gid,
             ArenaGameRow(
-                gid, room, [None, None], [None, None], winner, reason, adj,
+                gid,
+                room,
+                [None, None],
+                [None, None],
+                winner,
+                reason,
+                adj,
                 None if berserk is None else __import__("json").loads(berserk),
-                started, ended, bool(rated),
+                started,
+                ended,
+                bool(rated),
             ),  # fmt: skip
         )
         g.players[side], g.names[side] = player, name
@@ -88,7 +96,7 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     spec = r.json()
     arena, ends_ms = spec["id"], spec["ends_ms"]
     bots = [
-        Bot(p, s, bases, i % 3, random.Random(i), delay=0.4 if i % 10 == 9 else 0.0,
+        Bot(p, s, bases, i % 3, random.Random(i), delay=0.5 if i % 10 == 9 else MOVE_S,
             berserk_odds=0.2)
         for i, (p, s) in enumerate(made)
     ]  # fmt: skip
@@ -103,8 +111,16 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
         and a["status"] == "finished" and a,
         60, "the arena to be finalized",
     )  # fmt: skip
+    for page in range(1, (players + 99) // 100):
+        more = httpx.get(live[0].url + f"/api/arenas/{arena}?page={page}", timeout=10).json()
+        final["standings"] += more["standings"]
     elapsed = time.monotonic() - started
-    games = archived_games(url, arena)
+    scored = sum(row["games"] for row in final["standings"]) // 2  # each game in two rows
+    games = wait_for(  # archived as they end, by their nodes (or a retry): the last ones come
+        lambda: (found := archived_games(url, arena)) and len(found) >= scored and found,
+        30, "every scored game in the archive",
+    )  # fmt: skip
+    assert len(games) == scored
     # Every game paired once: each room the bots were paired into, by two players, sides 0 and 1.
     by_room: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for bot in bots:
