@@ -82,7 +82,6 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     url = sqlite_url(tmp_path)
     nodes = lobby_nodes(3, DATABASE_URL=url, **ENV)
     bases = [n.url for n in nodes]
-    rng = random.Random(50)
     made = [new_player(bases[i % 3], f"Bot{i}") for i in range(players)]
     creator = {"cookie": f"nyumba_player={made[0][1]}"}
     r = httpx.post(
