@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 
 import httpx
-from arenakit import Bot, new_player, wait_for
+from arenabots import Bot, new_player, wait_for
 from pgkit import sqlite_url
 
 from server.archive.arenas import ArenaGameRow, recompute
