@@ -20,6 +20,7 @@ from collections import defaultdict
 
 import httpx
 from arenabots import Bot, new_player, wait_for
+from asynckit import run
 from pgkit import sqlite_url
 
 from server.archive.arenas import ArenaGameRow, recompute
@@ -76,7 +77,7 @@ def play(bots: list[Bot], arena: str, until: float) -> None:
     async def all_of() -> None:
         await asyncio.gather(*(b.run(arena, until) for b in bots))
 
-    asyncio.run(all_of())
+    run(all_of())
 
 
 def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -> None:
