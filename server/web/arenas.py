@@ -39,6 +39,14 @@ from server.web import httpguard
 from server.web.httpguard import problem
 from server.web.players import session_of
 
+# What the WebSocket's description in the OpenAPI document says of arenas.
+WS_NOTE = (
+    " Arenas on the same socket (server/PROTOCOL.md, 'Arenas'): `arena` to watch one (answered "
+    "`arena`, then updates at most twice a second), `arena-join` (an identified player: answered "
+    "`arena-joined`, then `arena-paired` with a room and its seat token; send it again after "
+    "each game), `arena-pause`; in an arena game, `berserk` before your first move halves your "
+    "time for a point more on a win, and a rematch offer is refused `not-allowed`."
+)
 ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 PAGE = 100  # standings rows a page
 FINISHED = 20  # finished arenas listed

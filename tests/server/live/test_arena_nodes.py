@@ -162,6 +162,10 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert {p for g in late for p in g.players} <= {r["player"] for r in standings}
     podium = final["podium"]
     assert [r["player"] for r in podium] == [r.player for r in again[:3]]
+    listed = httpx.get(live[-1].url + "/api/arenas", timeout=10).json()
+    kept = next(a for a in listed["finished"] if a["arena"]["id"] == arena)
+    assert kept["podium"] == podium and kept["players"] == players
+    assert arena not in {a["id"] for a in listed["upcoming"] + listed["running"]}
     berserked = sum(1 for g in games if g.berserk and any(g.berserk))
     report = (
         f"{players} players, {len(games)} archived games ({len(late)} ended after the end), "
