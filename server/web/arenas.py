@@ -81,7 +81,9 @@ class ArenaList(msgspec.Struct):
 class ArenaPage(msgspec.Struct):
     """``GET /api/arenas/{id}``: ``standings`` one page of ``PAGE`` rows (``page``, from 0;
     ``players`` in all); ``games``: finished games, in the order they ended (live: as the store
-    scored them, ``result`` null for an aborted one; final: as archived)."""
+    scored them — ``room``, ``players``, ``result`` per side, null for an aborted one,
+    ``points``, ``berserk``, ``ended_ms``; final: as archived — ``id`` (``/g/{id}``), ``room``,
+    ``players``, ``names``, ``winner``, ``reason``, ``adjudication``, ``berserk``, ``points``)."""
 
     arena: A.ArenaSpec
     status: A.Status
@@ -207,7 +209,9 @@ def routes(
         found = await _final(arena_id)
         if found is not None:
             spec, rows = found
-            played = await archived.games_of(db(), arena_id)
+            rows_of = await archived.games_of(db(), arena_id)
+            points = archived.points_of(rows_of)  # each game's points by side
+            played = [{**msgspec.to_builtins(g), "points": points.get(g.id)} for g in rows_of]
             shown = rows[at * PAGE : (at + 1) * PAGE]
             return _json(ArenaPage(spec, "finished", at, len(rows), shown, [], played, rows[:3]))
         live = await n.arenas.store.get(arena_id) if ID.match(arena_id) else None

@@ -162,6 +162,14 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert {p for g in late for p in g.players} <= {r["player"] for r in standings}
     podium = final["podium"]
     assert [r["player"] for r in podium] == [r.player for r in again[:3]]
+    totals: dict[str, int] = defaultdict(int)  # the final page's games, with their points
+    for g in final["games"]:
+        for side, p in enumerate(g["players"]):
+            totals[p] += g["points"][side]
+    assert len(final["games"]) == len(games)
+    assert {p: v for p, v in totals.items() if v} == {
+        r["player"]: r["points"] for r in standings if r["points"]
+    }
     listed = httpx.get(live[-1].url + "/api/arenas", timeout=10).json()
     kept = next(a for a in listed["finished"] if a["arena"]["id"] == arena)
     assert kept["podium"] == podium and kept["players"] == players
