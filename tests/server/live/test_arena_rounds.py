@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from asynckit import run
 
-from server.live.arena import Arenas, room_of
+from server.live.arena import Arenas
 from server.live.arenarounds import HOOK_MS, Rounds
 from server.ops.config import Settings
 from server.rooms import arena as A
@@ -21,6 +21,7 @@ from server.rooms import judge as J
 from server.rooms import protocol as P
 from server.rooms import room as R
 from server.rooms import stored
+from server.rooms.arenaroom import room_of
 from server.rooms.clock import Control
 from server.store.embedded import EmbeddedValkey
 from server.store.store import Store
