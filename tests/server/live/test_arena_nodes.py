@@ -28,6 +28,9 @@ from server.archive.arenas import ArenaGameRow, recompute
 PLAYERS = int(os.environ.get("NYUMBA_ARENA_PLAYERS", "40"))
 MOVE_S = float(os.environ.get("NYUMBA_ARENA_MOVE_S", "0.1"))  # a bot's time to move
 SECONDS = float(os.environ.get("NYUMBA_ARENA_SECONDS", "25"))
+# What a bot may be answered: the end, and moves raced by the other side's resignation, a
+# flag or its own stale view (a bot's reconnection: its move resent, or a room that ended).
+ALLOWED_ERRORS = {"arena-over", "game-over", "stale", "not-your-turn", "no-room", "id-reused"}
 SKEW_MS = 50  # how far a node's reckoning of the store's clock may be off (server/live/local.py)
 ENV = {
     "NYUMBA_ARENA_MIN_MS": "5000",
@@ -160,6 +163,9 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert all(g.started_ms <= ends_ms + 100 for g in games)
     assert late, "no game outlasted the arena (the slow bots' games should)"
     assert {p for g in late for p in g.players} <= {r["player"] for r in standings}
+    # Asking for a game after the end is refused (the late games' players did).
+    codes = {e["code"] for b in bots for e in b.errors}
+    assert "arena-over" in codes and codes <= ALLOWED_ERRORS, codes
     podium = final["podium"]
     assert [r["player"] for r in podium] == [r.player for r in again[:3]]
     totals: dict[str, int] = defaultdict(int)  # the final page's games, with their points
