@@ -53,6 +53,7 @@ log = logging.getLogger("nyumba.arena")
 REFRESH_S = 1.0
 LEASE_MS = 4000  # a waiter whose node stops refreshing is dropped this long after
 SCAN = 64  # waiting players a pairing looks at, nearest in points first
+TOKENS_KEPT = 100_000  # players' seat tokens a node keeps (the latest used)
 
 
 @dataclass(slots=True)
@@ -89,6 +90,7 @@ class Arenas:
         self.waiting: dict[tuple[str, str], Waiter] = {}  # (arena, player) -> their socket
         self.of_conn: dict[Conn, set[tuple[str, str]]] = {}
         self.delivered: dict[tuple[str, int], None] = {}  # (room, side) sent, the latest
+        self.tokens: dict[tuple[str, str], str] = {}  # (arena, player) -> seat token (``_token``)
         self.subscribed: set[str] = set()
         self.known: set[Conn] = set()  # connections that used the arenas (no join deadline)
         self.watchers = ArenaWatchers(self.store, self.spec, now)
@@ -153,7 +155,7 @@ class Arenas:
         old = self.waiting.get((spec.id, player))
         if old is not None and old.conn is not conn:
             self._forget(spec.id, player)
-        waiter = Waiter(conn, R.new_token(), msg.id)
+        waiter = Waiter(conn, self._token(spec.id, player), msg.id)
         self.waiting[(spec.id, player)] = waiter
         self.of_conn.setdefault(conn, set()).add((spec.id, player))
         self.watchers.changed(spec.id)
@@ -216,6 +218,16 @@ class Arenas:
             waiter.token
         ):
             await self.store.unwait(arena, player)
+
+    def _token(self, arena: str, player: str) -> str:
+        """The player's seat token on this node in this arena: one for all their games here,
+        so that a pairing made for an earlier ``arena-join`` (or socket) of theirs still
+        reaches them when they asked again meanwhile."""
+        token = self.tokens.pop((arena, player), None) or R.new_token()
+        self.tokens[(arena, player)] = token  # the latest used last
+        while len(self.tokens) > TOKENS_KEPT:
+            del self.tokens[next(iter(self.tokens))]
+        return token
 
     def _forget(self, arena: str, player: str) -> None:
         waiter = self.waiting.pop((arena, player), None)
