@@ -125,6 +125,7 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
         30, "every scored game in the archive",
     )  # fmt: skip
     assert len(games) == scored
+    final["games"] = httpx.get(live[0].url + f"/api/arenas/{arena}", timeout=10).json()["games"]
     # Every game paired once: each room the bots were paired into, by two players, sides 0 and 1.
     by_room: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for bot in bots:
