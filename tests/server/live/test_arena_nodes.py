@@ -182,10 +182,15 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert kept["podium"] == podium and kept["players"] == players
     assert arena not in {a["id"] for a in listed["upcoming"] + listed["running"]}
     berserked = sum(1 for g in games if g.berserk and any(g.berserk))
+    gaps = sorted(  # a game's end (as its bot heard it) to that bot's next pairing
+        b.paired_at - a.ended_at for bot in bots for a, b in zip(bot.games, bot.games[1:])
+        if a.ended_at is not None
+    )  # fmt: skip
+    p50, p99 = (gaps[int(q * (len(gaps) - 1))] * 1000 for q in (0.5, 0.99)) if gaps else (0, 0)
     report = (
         f"{players} players, {len(games)} archived games ({len(late)} ended after the end), "
         f"{len(by_room)} pairings, {berserked} with berserk, {sum(b.reconnects for b in bots)} "
-        f"reconnections, {elapsed:.1f} s"
+        f"reconnections, {elapsed:.1f} s; end to next pairing p50 {p50:.0f} ms, p99 {p99:.0f} ms"
     )
     if not kill:
         assert not any(b.closes for b in bots), [b.closes for b in bots if b.closes][:3]
