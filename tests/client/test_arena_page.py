@@ -1,0 +1,165 @@
+"""An arena in the browser (issue 50, "Must show": two contexts join an arena, are paired, play,
+see the standings change, and see the final podium).
+
+A server whose arenas may be short (``NYUMBA_ARENA_MIN_MS``), whose players may all create one
+(``NYUMBA_ARENA_CREATOR_GAMES=0``) and whose pair never meets twice (a long
+``NYUMBA_ARENA_REMATCH_MS``): Amani makes a 35-second arena over HTTP from her page and her
+form's second one is refused by the button; Amani and Eshe open /t/{id}, press Join, are
+paired into one room, make two moves a side (an arena game with fewer is aborted and counts
+for nobody), and Eshe resigns. A watcher's page, open all along, sees the game listed with its
+watch link, Amani's points go from 0 to 2 and Eshe's sheet get its 0 without a reload; when the
+arena's time is up and its last game is over, every page shows the podium, and the arena's
+page opened afresh is drawn from the archive.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from clientkit import PHONE, attr, play_first, wait_open, wait_settled
+from serverproc import make_server
+
+ARENA_MS = 35_000
+ROOM = re.compile(r"/r/[A-Za-z0-9_-]+$")
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory, key_prefix):
+    """This module's own server (the pages' fixtures take it by this name)."""
+    srv = make_server(
+        "embedded",
+        tmp_path_factory.mktemp("arena-page"),
+        key_prefix + "arena-page:",
+        NYUMBA_ARENA_MIN_MS="10000",
+        NYUMBA_ARENA_CREATOR_GAMES="0",
+        NYUMBA_ARENA_REMATCH_MS="600000",
+        NYUMBA_TICK_MS="300",
+    )
+    yield srv.url
+    srv.stop()
+
+
+def _player(open_page, name, **kw):
+    ctx = open_page.context(**kw)
+    ctx.add_init_script(f"localStorage.setItem('nyumba:name', '{name}')")
+    return ctx
+
+
+def _me(page) -> str:
+    return page.evaluate("fetch('/api/me').then(r => r.json()).then(m => m.player)")
+
+
+def _points(page, player) -> str | None:
+    return page.get_attribute(f"#standings tr[data-player='{player}']", "data-points")
+
+
+def _two_moves_a_side(pages):
+    """Whoever may move plays a lit pit until each side has made two moves (Kalah's extra turns
+    give one side several moves in a row)."""
+    made = {id(p): 0 for p in pages}
+    deadline = time.monotonic() + 30
+    while min(made.values()) < 2:
+        assert time.monotonic() < deadline, f"moves made: {made}"
+        mover = next((p for p in pages if attr(p, "myturn") == "1"), None)
+        if mover is None:
+            time.sleep(0.02)
+            continue
+        before = attr(mover, "version")
+        play_first(mover)
+        mover.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+        made[id(mover)] += 1
+    for p in pages:
+        wait_settled(p)
+
+
+def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page):
+    amani_ctx = _player(open_page, "Amani")
+    eshe_ctx = _player(open_page, "Eshe", viewport=PHONE, lang="ja")
+    amani = open_page(amani_ctx, path="/arenas")
+    amani.wait_for_selector("body[data-form='1']")  # her player is made
+    made = amani.evaluate(
+        """ms => fetch('/api/arenas', {method: 'POST', headers: {'Content-Type': 'application/json'},
+             body: JSON.stringify({name: 'Test arena', game: 'kalah', options: {},
+               clock: {initial_ms: 60000, increment_ms: 0}, starts_in_ms: 0, duration_ms: ms,
+               rated: false, berserk: true})}).then(async r => [r.status, await r.json()])""",
+        ARENA_MS,
+    )
+    assert made[0] == 201, made
+    arena = made[1]["id"]
+    # The form's refusal is said next to its button, by its code: one arena at a time.
+    amani.click("#create-go")
+    amani.wait_for_selector("#create-error:not([hidden])")
+    assert "one at a time" in amani.inner_text("#create-error")
+
+    watcher = open_page(path=f"/t/{arena}")
+    watcher.wait_for_selector("#arena[data-status='running']")
+    amani.goto(f"/t/{arena}")
+    eshe = open_page(eshe_ctx, path=f"/t/{arena}")
+    players = {}
+    for page in (amani, eshe):
+        page.wait_for_selector("#arena[data-status='running'] #arena-join:not([hidden])")
+        players[page] = _me(page)
+        page.click("#arena-join")
+    for page in (amani, eshe):
+        page.wait_for_url(ROOM)
+        wait_open(page)
+    assert amani.url == eshe.url, "paired into one room"
+    room = amani.url.rsplit("/", 1)[1]
+    # An arena room: the way back to the arena, Berserk before one's first move, no rematch.
+    for page in (amani, eshe):
+        assert page.get_attribute("#arena-back", "href") == f"/t/{arena}"
+        page.wait_for_selector("#berserk:not([hidden])")
+    # The watcher sees both joined at 0 points and the game being played, with a watch link.
+    watcher.wait_for_selector(f"#playing li[data-room='{room}'] a[href='/r/{room}']")
+    for player in players.values():
+        watcher.wait_for_selector(f"#standings tr[data-player='{player}'][data-points='0']")
+
+    _two_moves_a_side([amani, eshe])
+    for page in (amani, eshe):
+        assert page.is_hidden("#berserk"), "no berserk after one's first move"
+    eshe.click("#resign")
+    eshe.click("#resign")  # confirmed
+    for page in (amani, eshe):
+        page.wait_for_selector("#app[data-over='1']")
+        assert page.is_hidden("#rematch")
+        page.wait_for_selector("#arena-line[data-next='waiting']")  # asked for the next game
+
+    # The standings change on the watcher's page, live: Amani won 2, Eshe's sheet has a 0.
+    watcher.wait_for_function(
+        "p => document.querySelector(`#standings tr[data-player='${p}']`)?.dataset.points === '2'",
+        arg=players[amani],
+    )
+    eshe_row = f"#standings tr[data-player='{players[eshe]}']"
+    assert watcher.get_attribute(eshe_row, "data-points") == "0"
+    assert watcher.inner_text(f"{eshe_row} .sheet").split() == ["0"]
+    assert watcher.get_attribute("#standings tr[data-rank='1']", "data-player") == players[amani]
+    watcher.wait_for_selector(f"#playing li[data-room='{room}']", state="detached")
+
+    # Back on the arena's page: Eshe pauses (dimmed in the standings), Amani waits to the end.
+    for page in (amani, eshe):
+        page.click("#arena-back")
+        page.wait_for_selector("#arena[data-joined='in']")
+    assert _points(amani, players[amani]) == "2"
+    eshe.click("#arena-join")
+    eshe.wait_for_selector("#arena[data-joined='paused']")
+    watcher.wait_for_selector(f"#standings tr.paused[data-player='{players[eshe]}']")
+
+    # The end: every page shows the podium, Amani first.
+    for page in (watcher, amani, eshe):
+        page.wait_for_selector(
+            "#arena[data-status='finished'] #podium-box:not([hidden])", timeout=ARENA_MS + 30_000
+        )
+        first = page.get_attribute("#podium li.place-1", "data-player")
+        assert first == players[amani]
+        assert page.is_hidden("#arena-action")
+    assert "Amani" in watcher.inner_text("#podium")
+    assert "表彰台" in eshe.inner_text("#podium-box")
+    # The permanent page, from the archive.
+    again = open_page(path=f"/t/{arena}")
+    again.wait_for_selector("#arena[data-status='finished'] #podium li.place-1")
+    assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
+    assert _points(again, players[amani]) == "2"
