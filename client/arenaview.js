@@ -57,11 +57,13 @@ function sheetCell(row) {
   return h("td", { class: "arena-sheet" },
     h("span", { class: "sheet" },
       ...row.sheet.map((points, i) =>
-        h("span", { class: fire[i] ? "game fire" : "game", title: fire[i] ? t("arena.doubled") : undefined }, String(points)))));
+        fire[i] && points > 0
+          ? h("span", { class: "game fire", title: t("arena.doubled") }, String(points))
+          : h("span", { class: "game" }, String(points)))));
 }
 
 function pointsCell(row) {
-  const fire = row.fire ? h("span", { class: "fire-mark", title: t("arena.fire"), "aria-label": t("arena.fire") }, "🔥") : null;
+  const fire = row.fire ? h("span", { class: "fire-mark", title: t("arena.fire"), "aria-label": t("arena.fire") }, "×2") : null;
   return h("td", { class: "arena-points" }, h("strong", {}, String(row.points)), fire ? " " : "", fire);
 }
 
@@ -81,12 +83,10 @@ export function standingsTable(rows, me) {
   ];
 }
 
-const MEDALS = ["🥇", "🥈", "🥉"];
-
 export function podiumItems(rows) {
   return rows.slice(0, 3).map((r, i) =>
     h("li", { class: `place place-${i + 1}`, dataset: { player: r.player } },
-      h("span", { class: "medal", "aria-hidden": "true" }, MEDALS[i]),
+      h("span", { class: "medal", "aria-hidden": "true" }, String(i + 1)),
       h("span", { class: "place-name" }, t(`arena.place.${i + 1}`)),
       playerLink(r.player, r.name),
       h("span", { class: "place-points" }, tn("arena.pointsOf", r.points))));

@@ -504,7 +504,7 @@ export const EN = {
   "arena.pointsOf.one": "{n} point",
   "arena.pointsOf.other": "{n} points",
   "arena.nobody": "Nobody has joined yet: be the first.",
-  "arena.rules": "A win earns 2 points, a draw 1, a loss 0. Two wins in a row put you on fire (🔥): your points double until a game that is not a win. A game aborted before each side made two moves counts for nobody. Ties: whoever reached the points first ranks higher.",
+  "arena.rules": "A win earns 2 points, a draw 1, a loss 0. Two wins in a row put you on fire (×2): your points double until a game that is not a win. A game aborted before each side made two moves counts for nobody. Ties: whoever reached the points first ranks higher.",
   "arena.rulesBerserk": "Berserk: before your first move you may halve your clock; a win then earns 1 more point.",
   "arena.all": "All arenas",
   "arena.back": "Back to the arena",
