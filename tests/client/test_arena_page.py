@@ -5,9 +5,10 @@ A server whose arenas may be short (``NYUMBA_ARENA_MIN_MS``), whose players may 
 (``NYUMBA_ARENA_CREATOR_GAMES=0``) and whose pair never meets twice (a long
 ``NYUMBA_ARENA_REMATCH_MS``): Amani makes a 35-second arena over HTTP from her page and her
 form's second one is refused by the button; Amani and Eshe open /t/{id}, press Join, are
-paired into one room, make two moves a side (an arena game with fewer is aborted and counts
-for nobody), and Eshe resigns. A watcher's page, open all along, sees the game listed with its
-watch link, Amani's points go from 0 to 2 and Eshe's sheet get its 0 without a reload; when the
+paired into one room; Amani goes berserk (her clock halved) before her first move; they make
+two moves a side (an arena game with fewer is aborted and counts for nobody), and Eshe resigns.
+A watcher's page, open all along, sees the game listed with its watch link, Amani's points go
+from 0 to 3 (a win, and a point for her berserk) and Eshe's sheet get its 0 without a reload; when the
 arena's time is up and its last game is over, every page shows the podium, and the arena's
 page opened afresh is drawn from the archive.
 """
@@ -15,10 +16,9 @@ page opened afresh is drawn from the archive.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
-from clientkit import PHONE, attr, play_first, wait_open, wait_settled
+from clientkit import PHONE, attr, moves_each, wait_open
 from serverproc import make_server
 
 ARENA_MS = 35_000
@@ -53,27 +53,6 @@ def _me(page) -> str:
 
 def _points(page, player) -> str | None:
     return page.get_attribute(f"#standings tr[data-player='{player}']", "data-points")
-
-
-def _two_moves_a_side(pages):
-    """Whoever may move plays a lit pit until each side has made two moves (Kalah's extra turns
-    give one side several moves in a row)."""
-    made = {id(p): 0 for p in pages}
-    deadline = time.monotonic() + 30
-    while min(made.values()) < 2:
-        assert time.monotonic() < deadline, f"moves made: {made}"
-        mover = next((p for p in pages if attr(p, "myturn") == "1"), None)
-        if mover is None:
-            time.sleep(0.02)
-            continue
-        before = attr(mover, "version")
-        play_first(mover)
-        mover.wait_for_function(
-            "v => document.querySelector('#app').dataset.version !== v", arg=before
-        )
-        made[id(mover)] += 1
-    for p in pages:
-        wait_settled(p)
 
 
 def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page):
@@ -114,12 +93,25 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     for page in (amani, eshe):
         assert page.get_attribute("#arena-back", "href") == f"/t/{arena}"
         page.wait_for_selector("#berserk:not([hidden])")
+    # Amani goes berserk: her clock is halved (the server's), her side marked; Eshe may still.
+    side = int(attr(amani, "sides"))
+    amani.click("#berserk")
+    marks = ["0", "0"]
+    marks[side] = "1"
+    amani.wait_for_selector(f"#arena-line[data-berserk='{','.join(marks)}']")
+    amani.wait_for_selector(f"#clocks .clock.berserked[data-side='{side}']")
+    assert amani.is_hidden("#berserk")
+    minutes, seconds = amani.inner_text(f"#clocks .clock[data-side='{side}'] .clock-time").split(
+        ":"
+    )
+    assert int(minutes) * 60 + int(seconds) <= 30, "a 1+0 clock halved"
+    assert eshe.is_visible("#berserk")
     # The watcher sees both joined at 0 points and the game being played, with a watch link.
     watcher.wait_for_selector(f"#playing li[data-room='{room}'] a[href='/r/{room}']")
     for player in players.values():
         watcher.wait_for_selector(f"#standings tr[data-player='{player}'][data-points='0']")
 
-    _two_moves_a_side([amani, eshe])
+    moves_each([amani, eshe], 2)
     for page in (amani, eshe):
         assert page.is_hidden("#berserk"), "no berserk after one's first move"
     eshe.click("#resign")
@@ -129,9 +121,10 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
         assert page.is_hidden("#rematch")
         page.wait_for_selector("#arena-line[data-next='waiting']")  # asked for the next game
 
-    # The standings change on the watcher's page, live: Amani won 2, Eshe's sheet has a 0.
+    # The standings change on the watcher's page, live: Amani won 2 and 1 for her berserk, Eshe's
+    # sheet has a 0.
     watcher.wait_for_function(
-        "p => document.querySelector(`#standings tr[data-player='${p}']`)?.dataset.points === '2'",
+        "p => document.querySelector(`#standings tr[data-player='${p}']`)?.dataset.points === '3'",
         arg=players[amani],
     )
     eshe_row = f"#standings tr[data-player='{players[eshe]}']"
@@ -144,7 +137,7 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     for page in (amani, eshe):
         page.click("#arena-back")
         page.wait_for_selector("#arena[data-joined='in']")
-    assert _points(amani, players[amani]) == "2"
+    assert _points(amani, players[amani]) == "3"
     eshe.click("#arena-join")
     eshe.wait_for_selector("#arena[data-joined='paused']")
     watcher.wait_for_selector(f"#standings tr.paused[data-player='{players[eshe]}']")
@@ -163,4 +156,4 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     again = open_page(path=f"/t/{arena}")
     again.wait_for_selector("#arena[data-status='finished'] #podium li.place-1")
     assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
-    assert _points(again, players[amani]) == "2"
+    assert _points(again, players[amani]) == "3"
