@@ -11,7 +11,7 @@ import { t, tn } from "./i18n.js";
 import { fail, getJSON, pathId, startPage, when } from "./archivepage.js";
 import { ensurePlayer } from "./identity.js";
 import { refusalText } from "./lobby.js";
-import { arenaWhat, countdown, playingItems, podiumItems, standingsTable } from "./arenaview.js";
+import { arenaWhat, countdown, playedItems, playingItems, podiumItems, standingsTable } from "./arenaview.js";
 
 const id = pathId();
 const main = $("#arena");
@@ -26,6 +26,7 @@ const a = {
   players: 0,
   playing: [],
   podium: [],
+  played: [], // a finished arena's games (the archive's)
   final: false, // drawn from the archive: nothing live to wait for
   player: null, // this browser's player id
   ws: null,
@@ -136,6 +137,7 @@ function showFinal(data) {
   a.rows = new Map(data.standings.map((r) => [r.player, r]));
   a.podium = data.podium;
   a.playing = data.playing || [];
+  a.played = data.games || [];
   a.me = data.standings.find((r) => r.player === a.player) || null;
   a.joined = null;
 }
@@ -187,6 +189,8 @@ function draw() {
   show($("#playing-box"), !a.final || a.playing.length > 0);
   show($("#playing-empty"), a.playing.length === 0);
   $("#playing").replaceChildren(...playingItems(a.playing));
+  show($("#played-box"), a.final && a.played.length > 0);
+  $("#played").replaceChildren(...playedItems(a.played));
 }
 
 function drawClock() {

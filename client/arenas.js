@@ -21,7 +21,7 @@ function item(entry, status) {
   const spec = entry.arena || entry; // a finished one carries its podium beside its spec
   const podium = entry.podium || [];
   const time = status === "finished"
-    ? [t("arenas.ended", { when: when(spec.ends_ms) }),
+    ? [t("arenas.ended", { when: when(entry.finished_ms || spec.ends_ms) }),
        podium[0] ? ` · ${t("arenas.winner", { name: podium[0].name || t("lobby.anonymous") })}` : ""].join("")
     : countdown(spec, status, Date.now(), when);
   return h("li", { dataset: { arena: spec.id } },

@@ -99,3 +99,12 @@ export function playingItems(games) {
       h("span", {}, t("arena.vs", { a: who(g.names[0]), b: who(g.names[1]) })), " ",
       h("a", { class: "button secondary watch", href: `/r/${encodeURIComponent(g.room)}` }, t("arena.watch"))));
 }
+
+// A finished arena's games as the archive keeps them, each linking to its page (/g/{id}).
+export function playedItems(games) {
+  return games.map((g) => {
+    const result = g.winner === null || g.winner === undefined ? t("archive.draw") : t("arenas.won", { name: who(g.names[g.winner]) });
+    return h("li", { dataset: { game: g.id } },
+      h("a", { href: `/g/${encodeURIComponent(g.id)}` }, t("arenas.result", { a: who(g.names[0]), b: who(g.names[1]), result })));
+  });
+}

@@ -515,4 +515,9 @@ export const EN = {
   "arena.nextPaused": "Paused: you will not be paired again until you join again.",
   "arena.over": "The arena is over.",
   "arena.notIdentified": "Joining needs your player, and this page's connection has none (it opened before your player was made, or you signed out since): reload the page.",
+  "missing.arena": "No arena at this address",
+  "missing.arenaWhy": "The link may be mistyped. Every arena, playing, starting soon or finished lately, is listed on the arenas page.",
+  "arenas.played": "Games played",
+  "arenas.result": "{a} vs {b}: {result}",
+  "arenas.won": "{name} won",
 };

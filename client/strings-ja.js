@@ -514,4 +514,9 @@ export const JA = {
   "arena.nextPaused": "休憩中：再び参加するまで対戦は組まれません。",
   "arena.over": "アリーナは終了しました。",
   "arena.notIdentified": "参加にはプレイヤーが必要ですが、このページの接続にはありません（プレイヤーができる前に開いたか、その後サインアウトしました）。ページを再読み込みしてください。",
+  "missing.arena": "このアドレスのアリーナはありません",
+  "missing.arenaWhy": "リンクが間違っているかもしれません。開催中・まもなく開始・最近終了したアリーナはアリーナ一覧にあります。",
+  "arenas.played": "対局したゲーム",
+  "arenas.result": "{a} 対 {b}：{result}",
+  "arenas.won": "{name}の勝ち",
 };

@@ -157,3 +157,8 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     again.wait_for_selector("#arena[data-status='finished'] #podium li.place-1")
     assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
     assert _points(again, players[amani]) == "3"
+    assert again.get_attribute("#played li a", "href").startswith("/g/"), "its game's page"
+    # An address that names no arena says so.
+    open_page.allow(r"status of 404")
+    nowhere = open_page(path="/t/no-such-arena")
+    nowhere.wait_for_selector("text=No arena at this address")
