@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from clientkit import PHONE, attr, moves_each, wait_open
+from clientkit import DESKTOP, PHONE, attr, moves_each, wait_open
 from serverproc import make_server
+from test_accessibility import SMALL_CONTROLS, axe_findings
 
 ARENA_MS = 35_000
 ROOM = re.compile(r"/r/[A-Za-z0-9_-]+$")
@@ -162,3 +163,46 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     open_page.allow(r"status of 404")
     nowhere = open_page(path="/t/no-such-arena")
     nowhere.wait_for_selector("text=No arena at this address")
+
+
+@pytest.mark.parametrize("lang,viewport", [("en", DESKTOP), ("ja", PHONE)], ids=["en", "ja-phone"])
+def test_the_arena_pages_are_accessible_and_thumb_sized(open_page, lang, viewport):
+    """axe-core finds nothing serious on the list with its form, a running arena's page with
+    standings and a game, and an arena room before its first move (Berserk showing); on a phone
+    every control there is at least 44 px."""
+    contexts = [
+        _player(open_page, name, lang=lang, viewport=viewport, bypass_csp=True)
+        for name in ("Baraka", "Zawadi")
+    ]
+    pages = [open_page(ctx, path="/arenas") for ctx in contexts]
+    pages[0].wait_for_selector("body[data-form='1']")
+    arena = pages[0].evaluate(
+        """() => fetch('/api/arenas', {method: 'POST', headers: {'Content-Type': 'application/json'},
+             body: JSON.stringify({game: 'oware', clock: {initial_ms: 180000, increment_ms: 2000},
+               starts_in_ms: 0, duration_ms: 120000, berserk: true})}).then(r => r.json())"""
+    )["id"]
+    found = {"list": axe_findings(pages[0])}
+    for page in pages:
+        page.goto(f"/t/{arena}")
+        page.wait_for_selector("#arena[data-status='running'] #arena-join:not([hidden])")
+        page.click("#arena-join")
+    for page in pages:
+        page.wait_for_url(ROOM)
+        wait_open(page)
+    pages[0].wait_for_selector("#berserk:not([hidden])")
+    found["room"] = axe_findings(pages[0])
+    watcher = open_page(_player(open_page, "Imani", lang=lang, viewport=viewport, bypass_csp=True))
+    watcher.goto(f"/t/{arena}")
+    watcher.wait_for_selector("#playing li a")
+    watcher.wait_for_selector("#standings tr[data-player]")
+    found["arena"] = axe_findings(watcher)
+    if viewport == PHONE:
+        watcher.goto("/arenas")
+        watcher.wait_for_selector("body[data-form='1']")
+        for view, page in (("list", watcher), ("room", pages[0])):
+            found[f"{view} 44px"] = page.evaluate(SMALL_CONTROLS)
+        watcher.goto(f"/t/{arena}")
+        watcher.wait_for_selector("#playing li a")
+        found["arena 44px"] = watcher.evaluate(SMALL_CONTROLS)
+    problems = [f"{view}: {p}" for view, ps in found.items() for p in ps]
+    assert not problems, "\n".join(problems)
