@@ -15,6 +15,9 @@ import { arenaWhat, countdown, playedItems, playingItems, podiumItems, standings
 
 const id = pathId();
 const main = $("#arena");
+// A finished arena's standings come a page of rows at a time (?page=, from 0).
+const page = Math.max(0, Number(new URLSearchParams(location.search).get("page")) || 0);
+const PAGE_ROWS = 100;
 
 const a = {
   spec: null,
@@ -136,6 +139,7 @@ function showFinal(data) {
   a.status = data.status;
   a.rows = new Map(data.standings.map((r) => [r.player, r]));
   a.podium = data.podium;
+  a.players = data.players;
   a.playing = data.playing || [];
   a.played = data.games || [];
   a.me = data.standings.find((r) => r.player === a.player) || null;
@@ -147,7 +151,7 @@ async function loadFinal() {
   a.final = true;
   a.ws?.close();
   try {
-    showFinal(await getJSON(`/api/arenas/${encodeURIComponent(id)}`));
+    showFinal(await getJSON(`/api/arenas/${encodeURIComponent(id)}?page=${page}`));
   } catch (err) {
     fail(err);
   }
@@ -181,6 +185,14 @@ function draw() {
   $("#arena-join").classList.toggle("secondary", a.joined === "in");
   $("#arena-me").replaceChildren(...meLine());
   const rows = [...a.rows.values()].sort((x, y) => x.rank - y.rank);
+  // This player's own line, below the top when they are not in it.
+  if (a.me && !a.rows.has(a.me.player) && !a.final) rows.push(a.me);
+  const newer = $("#newer");
+  show(newer, a.final && page > 0);
+  newer.href = `?page=${page - 1}`;
+  const older = $("#older");
+  show(older, a.final && a.players > (page + 1) * PAGE_ROWS);
+  older.href = `?page=${page + 1}`;
   show($("#standings-empty"), rows.length === 0);
   show($("#standings"), rows.length > 0);
   $("#standings").replaceChildren(...standingsTable(rows, a.player));
@@ -206,7 +218,7 @@ async function start() {
   a.player = me?.player || null;
   try {
     // A finished arena is drawn from the archive; a live one from the socket.
-    const data = await getJSON(`/api/arenas/${encodeURIComponent(id)}`);
+    const data = await getJSON(`/api/arenas/${encodeURIComponent(id)}?page=${page}`);
     if (data.status === "finished") showFinal(data);
     else {
       a.spec = data.arena;

@@ -520,4 +520,6 @@ export const EN = {
   "arenas.played": "Games played",
   "arenas.result": "{a} vs {b}: {result}",
   "arenas.won": "{name} won",
+  "arena.higher": "Higher places",
+  "arena.lower": "Lower places",
 };

@@ -519,4 +519,6 @@ export const JA = {
   "arenas.played": "対局したゲーム",
   "arenas.result": "{a} 対 {b}：{result}",
   "arenas.won": "{name}の勝ち",
+  "arena.higher": "上位",
+  "arena.lower": "下位",
 };
