@@ -178,7 +178,7 @@ function draw() {
   $("#arena-what").textContent = arenaWhat(s);
   show($("#rules-berserk"), s.berserk);
   drawClock();
-  $("#arena-count").textContent = a.final ? "" : `· ${tn("arena.players", a.players)}`;
+  $("#arena-count").textContent = `· ${tn("arena.players", a.players)}`;
   const open = ["upcoming", "running"].includes(a.status);
   show($("#arena-action"), open);
   $("#arena-join").textContent = t(a.joined === "in" ? "arena.pause" : a.joined === "paused" ? "arena.resume" : "arena.join");

@@ -159,6 +159,10 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
     assert _points(again, players[amani]) == "3"
     assert again.get_attribute("#played li a", "href").startswith("/g/"), "its game's page"
+    # The list of arenas has it among the finished, with its winner.
+    again.goto("/arenas")
+    done = again.wait_for_selector(f"#finished li[data-arena='{arena}']")
+    assert "won by Amani" in done.inner_text()
     # An address that names no arena says so.
     open_page.allow(r"status of 404")
     nowhere = open_page(path="/t/no-such-arena")
