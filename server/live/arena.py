@@ -215,16 +215,17 @@ class Arenas:
     async def _wait(self, arena: str, player: str, waiter: Waiter) -> None:
         """Ask the store to pair the player now or list them; a pairing is delivered."""
         s = self.settings
-        pairing = await self.store.wait(
+        kind, pairing = await self.store.why_wait(
             arena, player, R.hash_token(waiter.token), self.node_id, LEASE_MS,
             secrets.token_urlsafe(12), secrets.randbelow(2), s.arena_rematch_ms, SCAN,
         )  # fmt: skip
         if pairing is not None:
             await self.deliver(pairing)
             return
-        # None: listed, or refused because their last game is not scored yet (kept, asked again).
-        key = self.store.keys(arena) + "playing"
-        waiter.listed = not await self.store.link.execute("HEXISTS", key, player)
+        # "playing": their last game was not scored yet when they asked: kept, asked again.
+        waiter.listed = kind != "playing"
+        if kind not in ("waiting", "playing"):  # over, paused meanwhile, not joined
+            self._forget(arena, player)
 
     async def leave(self, conn: Conn) -> None:
         """The connection closed: it no longer waits, nor watches."""

@@ -108,7 +108,8 @@ class Rounds:
                 if room.outcome is None:
                     left += 1
                     continue
-                await self.arenas.finish(room)
+                if await self.arenas.finish(room):  # its node died, or its score failed
+                    log.info("arena %s: game %s scored by the rounds", spec.id, room.id)
             elif now - game.started_ms > lost_ms:
                 # Never made (both players' nodes died first) or gone: nobody scores.
                 await self.arenas.score(

@@ -85,6 +85,23 @@ class ArenaPage(msgspec.Struct):
     podium: list[A.Row]
 
 
+def create_request(body: bytes) -> CreateArena:
+    """The body of ``POST /api/arenas``: JSON's one kind of number, so whole milliseconds in
+    either spelling (600000.0 too), as ``POST /api/rooms`` takes them."""
+    raw = msgspec.json.decode(body)
+    if isinstance(raw, dict):
+        for key in ("duration_ms", "starts_ms", "starts_in_ms"):
+            raw[key] = _whole(raw.get(key))
+        if isinstance(raw.get("clock"), dict):
+            raw["clock"] = {k: _whole(v) for k, v in raw["clock"].items()}
+        raw = {k: v for k, v in raw.items() if v is not None or k == "name"}
+    return msgspec.convert(raw, CreateArena)
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _json(body: Any, status: int = 200) -> Response:
     return Response(msgspec.json.encode(body), status, media_type="application/json")
 
@@ -130,7 +147,7 @@ def routes(
             return problem(403, "cross-site", "Arenas are created from nyumba's own pages.")
         body = await httpguard.read_body(request, MAX_BODY)
         try:
-            ask = msgspec.json.decode(body, type=CreateArena)
+            ask = create_request(body)
         except msgspec.ValidationError as exc:
             return problem(400, "bad-arena", f"The arena does not validate: {exc}.")
         except (msgspec.DecodeError, RecursionError):
@@ -167,6 +184,9 @@ def routes(
         await n.arenas.store.create(spec)
         metrics.ARENAS_CREATED.labels("player").inc()
         return _json(spec, 201)
+
+    async def arenas(request: Request) -> Response:
+        return await (create if request.method == "POST" else listing)(request)
 
     async def one(request: Request) -> Response:
         arena_id, n = request.path_params["id"], node()
@@ -221,8 +241,7 @@ def routes(
         return await (arena_page if known else missing)(request)
 
     return [
-        Route("/api/arenas", listing),
-        Route("/api/arenas", create, methods=["POST"]),
+        Route("/api/arenas", arenas, methods=["GET", "POST"]),
         Route("/api/arenas/{id}", one),
         Route("/arenas", arenas_page),
         Route("/t/{id}", shown),
@@ -246,7 +265,10 @@ def with_arenas(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any]
     paths, types = found
     ref = lambda name: {"$ref": f"#/components/schemas/{name}"}  # noqa: E731
     arena_id = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
-    page = {"name": "page", "in": "query", "required": False, "schema": {"type": "integer"}}
+    page = {
+        "name": "page", "in": "query", "required": False,
+        "schema": {"type": "integer", "minimum": 0, "maximum": 10_000},
+    }  # fmt: skip
     added = {
         "/api/arenas": {
             "get": {
@@ -267,7 +289,10 @@ def with_arenas(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any]
                     ref("ArenaSpec"),
                     (400, "bad-arena, bad-json"),
                     (403, "arena-not-allowed, cross-site"),
+                    (408, "too-slow"),
                     (409, "arena-limit"),
+                    (413, "too-large"),
+                    (415, "bad-content-type"),
                 ),  # fmt: skip
             },
         },
