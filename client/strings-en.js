@@ -522,4 +522,5 @@ export const EN = {
   "arenas.won": "{name} won",
   "arena.higher": "Higher places",
   "arena.lower": "Lower places",
+  "archive.inArena": "Played in an arena: its standings",
 };

@@ -521,4 +521,5 @@ export const JA = {
   "arenas.won": "{name}の勝ち",
   "arena.higher": "上位",
   "arena.lower": "下位",
+  "archive.inArena": "アリーナでの対局：順位表へ",
 };
