@@ -34,8 +34,8 @@ const a = {
   player: null, // this browser's player id
   ws: null,
   wait: 500,
-  opened: 0, // sockets opened so far: a join is asked once per socket and status
-  asked: "", // "<socket> <status>" of the last arena-join sent
+  opened: 0, // sockets opened so far: a join is asked once a socket
+  asked: 0, // the socket (its number) the last arena-join went on
 };
 let counter = 0;
 const intentId = () => `a${Date.now().toString(36)}-${++counter}`;
@@ -101,12 +101,12 @@ function merge(rows) {
   for (const r of rows) a.rows.set(r.player, r);
 }
 
-// Joined, not paused, and the arena not over: this socket waits for a game (asked again on a
-// new socket, and when the arena starts).
+// Joined, not paused, and the arena not over: this socket waits for a game, asked once a socket
+// (the store keeps a player who joined before the start waiting, and pairs them once it starts;
+// a second ask on the same socket while a pairing is on its way could cost that pairing).
 function waitForGame() {
-  const key = `${a.opened} ${a.status}`;
-  if (a.joined !== "in" || !["upcoming", "running"].includes(a.status) || a.asked === key) return;
-  if (send({ t: "arena-join", arena: id, id: intentId() })) a.asked = key;
+  if (a.joined !== "in" || !["upcoming", "running"].includes(a.status) || a.asked === a.opened) return;
+  if (send({ t: "arena-join", arena: id, id: intentId() })) a.asked = a.opened;
 }
 
 async function press() {
@@ -123,7 +123,7 @@ async function press() {
     a.ws?.close();
     return;
   }
-  if (send({ t: "arena-join", arena: id, id: intentId() })) a.asked = `${a.opened} ${a.status}`;
+  if (send({ t: "arena-join", arena: id, id: intentId() })) a.asked = a.opened;
 }
 
 function say(text) {
@@ -206,7 +206,9 @@ function draw() {
 }
 
 function drawClock() {
-  if (a.spec) $("#arena-when").textContent = countdown(a.spec, a.status, Date.now() + a.offset, when);
+  if (!a.spec) return;
+  const start = a.status === "upcoming" ? ` (${when(a.spec.starts_ms)})` : "";
+  $("#arena-when").textContent = countdown(a.spec, a.status, Date.now() + a.offset, when) + start;
 }
 
 async function start() {

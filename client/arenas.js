@@ -32,6 +32,7 @@ function item(entry, status) {
 }
 
 function drawLists() {
+  document.title = `nyumba · ${t("arenas.heading")}`;
   for (const [key, status] of Object.entries(STATUS)) {
     const entries = listed[key] || [];
     $(`#${key}`).replaceChildren(

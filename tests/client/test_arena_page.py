@@ -3,9 +3,9 @@ see the standings change, and see the final podium).
 
 A server whose arenas may be short (``NYUMBA_ARENA_MIN_MS``), whose players may all create one
 (``NYUMBA_ARENA_CREATOR_GAMES=0``) and whose pair never meets twice (a long
-``NYUMBA_ARENA_REMATCH_MS``): Amani makes a 35-second arena over HTTP from her page and her
-form's second one is refused by the button; Amani and Eshe open /t/{id}, press Join, are
-paired into one room; Amani goes berserk (her clock halved) before her first move; they make
+``NYUMBA_ARENA_REMATCH_MS``): Amani makes a 30-second arena starting in 12 s over HTTP from her
+page and her form's second one is refused by the button; Amani and Eshe open /t/{id}, press
+Join before it starts, are paired into one room once it starts; Amani goes berserk (her clock halved) before her first move; they make
 two moves a side (an arena game with fewer is aborted and counts for nobody), and Eshe resigns.
 A watcher's page, open all along, sees the game listed with its watch link, Amani's points go
 from 0 to 3 (a win, and a point for her berserk) and Eshe's sheet get its 0 without a reload; when the
@@ -22,7 +22,8 @@ from clientkit import DESKTOP, PHONE, attr, moves_each, wait_open
 from serverproc import make_server
 from test_accessibility import SMALL_CONTROLS, axe_findings
 
-ARENA_MS = 35_000
+ARENA_MS = 30_000
+START_MS = 12_000  # the players join before it starts
 ROOM = re.compile(r"/r/[A-Za-z0-9_-]+$")
 
 
@@ -62,11 +63,11 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     amani = open_page(amani_ctx, path="/arenas")
     amani.wait_for_selector("body[data-form='1']")  # her player is made
     made = amani.evaluate(
-        """ms => fetch('/api/arenas', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        """([start, ms]) => fetch('/api/arenas', {method: 'POST', headers: {'Content-Type': 'application/json'},
              body: JSON.stringify({name: 'Test arena', game: 'kalah', options: {},
-               clock: {initial_ms: 60000, increment_ms: 0}, starts_in_ms: 0, duration_ms: ms,
+               clock: {initial_ms: 60000, increment_ms: 0}, starts_in_ms: start, duration_ms: ms,
                rated: false, berserk: true})}).then(async r => [r.status, await r.json()])""",
-        ARENA_MS,
+        [START_MS, ARENA_MS],
     )
     assert made[0] == 201, made
     arena = made[1]["id"]
@@ -77,16 +78,19 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     assert "one at a time" in amani.inner_text("#create-error")
 
     watcher = open_page(path=f"/t/{arena}")
-    watcher.wait_for_selector("#arena[data-status='running']")
+    watcher.wait_for_selector("#arena[data-status='upcoming']")
+    assert watcher.inner_text("#arena-when").startswith("Starts in 0:")
     amani.goto(f"/t/{arena}")
     eshe = open_page(eshe_ctx, path=f"/t/{arena}")
     players = {}
+    # They join before the start, and are paired once it starts.
     for page in (amani, eshe):
-        page.wait_for_selector("#arena[data-status='running'] #arena-join:not([hidden])")
+        page.wait_for_selector("#arena[data-status='upcoming'] #arena-join:not([hidden])")
         players[page] = _me(page)
         page.click("#arena-join")
+        page.wait_for_selector("#arena[data-joined='in']")
     for page in (amani, eshe):
-        page.wait_for_url(ROOM)
+        page.wait_for_url(ROOM, timeout=START_MS + 20_000)
         wait_open(page)
     assert amani.url == eshe.url, "paired into one room"
     room = amani.url.rsplit("/", 1)[1]
