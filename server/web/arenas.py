@@ -39,6 +39,14 @@ from server.web import httpguard
 from server.web.httpguard import problem
 from server.web.players import session_of
 
+# What the WebSocket's description in the OpenAPI document says of arenas.
+WS_NOTE = (
+    " Arenas on the same socket (server/PROTOCOL.md, 'Arenas'): `arena` to watch one (answered "
+    "`arena`, then updates at most twice a second), `arena-join` (an identified player: answered "
+    "`arena-joined`, then `arena-paired` with a room and its seat token; send it again after "
+    "each game), `arena-pause`; in an arena game, `berserk` before your first move halves your "
+    "time for a point more on a win, and a rematch offer is refused `not-allowed`."
+)
 ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 PAGE = 100  # standings rows a page
 FINISHED = 20  # finished arenas listed
@@ -73,7 +81,9 @@ class ArenaList(msgspec.Struct):
 class ArenaPage(msgspec.Struct):
     """``GET /api/arenas/{id}``: ``standings`` one page of ``PAGE`` rows (``page``, from 0;
     ``players`` in all); ``games``: finished games, in the order they ended (live: as the store
-    scored them, ``result`` null for an aborted one; final: as archived)."""
+    scored them — ``room``, ``players``, ``result`` per side, null for an aborted one,
+    ``points``, ``berserk``, ``ended_ms``; final: as archived — ``id`` (``/g/{id}``), ``room``,
+    ``players``, ``names``, ``winner``, ``reason``, ``adjudication``, ``berserk``, ``points``)."""
 
     arena: A.ArenaSpec
     status: A.Status
@@ -199,7 +209,9 @@ def routes(
         found = await _final(arena_id)
         if found is not None:
             spec, rows = found
-            played = await archived.games_of(db(), arena_id)
+            rows_of = await archived.games_of(db(), arena_id)
+            points = archived.points_of(rows_of)  # each game's points by side
+            played = [{**msgspec.to_builtins(g), "points": points.get(g.id)} for g in rows_of]
             shown = rows[at * PAGE : (at + 1) * PAGE]
             return _json(ArenaPage(spec, "finished", at, len(rows), shown, [], played, rows[:3]))
         live = await n.arenas.store.get(arena_id) if ID.match(arena_id) else None

@@ -19,7 +19,8 @@ import time
 from collections import defaultdict
 
 import httpx
-from arenakit import Bot, new_player, wait_for
+from arenabots import Bot, new_player, wait_for
+from asynckit import run
 from pgkit import sqlite_url
 
 from server.archive.arenas import ArenaGameRow, recompute
@@ -27,6 +28,9 @@ from server.archive.arenas import ArenaGameRow, recompute
 PLAYERS = int(os.environ.get("NYUMBA_ARENA_PLAYERS", "40"))
 MOVE_S = float(os.environ.get("NYUMBA_ARENA_MOVE_S", "0.1"))  # a bot's time to move
 SECONDS = float(os.environ.get("NYUMBA_ARENA_SECONDS", "25"))
+# What a bot may be answered: the end, and moves raced by the other side's resignation, a
+# flag or its own stale view (a bot's reconnection: its move resent, or a room that ended).
+ALLOWED_ERRORS = {"arena-over", "game-over", "stale", "not-your-turn", "no-room", "id-reused"}
 SKEW_MS = 50  # how far a node's reckoning of the store's clock may be off (server/live/local.py)
 ENV = {
     "NYUMBA_ARENA_MIN_MS": "5000",
@@ -76,7 +80,7 @@ def play(bots: list[Bot], arena: str, until: float) -> None:
     async def all_of() -> None:
         await asyncio.gather(*(b.run(arena, until) for b in bots))
 
-    asyncio.run(all_of())
+    run(all_of())
 
 
 def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -> None:
@@ -121,6 +125,7 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
         30, "every scored game in the archive",
     )  # fmt: skip
     assert len(games) == scored
+    final["games"] = httpx.get(live[0].url + f"/api/arenas/{arena}", timeout=10).json()["games"]
     # Every game paired once: each room the bots were paired into, by two players, sides 0 and 1.
     by_room: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for bot in bots:
@@ -159,13 +164,33 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert all(g.started_ms <= ends_ms + 100 for g in games)
     assert late, "no game outlasted the arena (the slow bots' games should)"
     assert {p for g in late for p in g.players} <= {r["player"] for r in standings}
+    # Asking for a game after the end is refused (the late games' players did).
+    codes = {e["code"] for b in bots for e in b.errors}
+    assert "arena-over" in codes and codes <= ALLOWED_ERRORS, codes
     podium = final["podium"]
     assert [r["player"] for r in podium] == [r.player for r in again[:3]]
+    totals: dict[str, int] = defaultdict(int)  # the final page's games, with their points
+    for g in final["games"]:
+        for side, p in enumerate(g["players"]):
+            totals[p] += g["points"][side]
+    assert len(final["games"]) == len(games)
+    assert {p: v for p, v in totals.items() if v} == {
+        r["player"]: r["points"] for r in standings if r["points"]
+    }
+    listed = httpx.get(live[-1].url + "/api/arenas", timeout=10).json()
+    kept = next(a for a in listed["finished"] if a["arena"]["id"] == arena)
+    assert kept["podium"] == podium and kept["players"] == players
+    assert arena not in {a["id"] for a in listed["upcoming"] + listed["running"]}
     berserked = sum(1 for g in games if g.berserk and any(g.berserk))
+    gaps = sorted(  # a game's end (as its bot heard it) to that bot's next pairing
+        b.paired_at - a.ended_at for bot in bots for a, b in zip(bot.games, bot.games[1:])
+        if a.ended_at is not None
+    )  # fmt: skip
+    p50, p99 = (gaps[int(q * (len(gaps) - 1))] * 1000 for q in (0.5, 0.99)) if gaps else (0, 0)
     report = (
         f"{players} players, {len(games)} archived games ({len(late)} ended after the end), "
         f"{len(by_room)} pairings, {berserked} with berserk, {sum(b.reconnects for b in bots)} "
-        f"reconnections, {elapsed:.1f} s"
+        f"reconnections, {elapsed:.1f} s; end to next pairing p50 {p50:.0f} ms, p99 {p99:.0f} ms"
     )
     if not kill:
         assert not any(b.closes for b in bots), [b.closes for b in bots if b.closes][:3]
