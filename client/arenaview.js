@@ -104,7 +104,8 @@ export function playingItems(games) {
 export function playedItems(games) {
   return games.map((g) => {
     const result = g.winner === null || g.winner === undefined ? t("archive.draw") : t("arenas.won", { name: who(g.names[g.winner]) });
+    const points = Array.isArray(g.points) ? ` (${g.points[0]}–${g.points[1]})` : "";
     return h("li", { dataset: { game: g.id } },
-      h("a", { href: `/g/${encodeURIComponent(g.id)}` }, t("arenas.result", { a: who(g.names[0]), b: who(g.names[1]), result })));
+      h("a", { href: `/g/${encodeURIComponent(g.id)}` }, t("arenas.result", { a: who(g.names[0]), b: who(g.names[1]), result })), points);
   });
 }

@@ -163,6 +163,7 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
     assert _points(again, players[amani]) == "3"
     assert again.get_attribute("#played li a", "href").startswith("/g/"), "its game's page"
+    assert again.inner_text("#played li").endswith(("(0–3)", "(3–0)")), "each side's points"
     again.click("#played li a")  # the game's page leads back to the arena
     again.wait_for_selector(f"#game-arena:not([hidden]) a[href='/t/{arena}']")
     # The list of arenas has it among the finished, with its winner.
