@@ -48,6 +48,11 @@ each game once across nodes (``count``; the decisions are ``server/rooms/tally.p
                                                           socket (server/live/handlers.py)
     nyumba_handovers_total{game}, nyumba_reclaims_total{game}
     nyumba_lobby_pairings_total{game}                    (the lobby's hook: ``lobby_paired``)
+    nyumba_arenas_created_total{by}, nyumba_arenas_running    arenas made by a player or the
+                                                          schedule; running now (server/live/arena.py)
+    nyumba_arena_games_started_total{game}, nyumba_arena_games_finished_total{game,result}
+                                                          arena pairings, and their games scored
+                                                          (result: decisive, draw, aborted)
 
 What only the page sees, as the page reports it (``server/web/reports.py``; the player may
 turn it off):
@@ -228,6 +233,14 @@ RECONNECTIONS = Counter(
 HANDOVERS = Counter("nyumba_handovers", "Absent players' seats handed to the computer", ["game"])
 RECLAIMS = Counter("nyumba_reclaims", "Seats taken back from the computer", ["game"])
 LOBBY_PAIRINGS = Counter("nyumba_lobby_pairings", "Players paired by the lobby", ["game"])
+ARENAS_CREATED = Counter("nyumba_arenas_created", "Arenas created, by whom", ["by"])
+ARENAS_RUNNING = Gauge(
+    "nyumba_arenas_running", "Arenas running (pairing) now", multiprocess_mode="max"
+)
+ARENA_GAMES_STARTED = Counter("nyumba_arena_games_started", "Arena games paired", ["game"])
+ARENA_GAMES_FINISHED = Counter(
+    "nyumba_arena_games_finished", "Arena games scored, by result", ["game", "result"]
+)
 
 PAGE_REPORTS = Counter(
     "nyumba_page_reports", "Reports the pages sent, by kind and reason", ["kind", "reason"]
