@@ -84,10 +84,11 @@ def pick_arena(base: str) -> str | None:
 
 
 def final_row(base: str, arena: str, player: str) -> str:
-    """The player's line of the arena's final standings, in words."""
-    page = 0
-    while True:
+    """The player's line of the arena's final standings (GET /api/arenas/{id}, page by page)."""
+    for page in itertools.count():
         answer, _ = http(base, "GET", f"/api/arenas/{urllib.parse.quote(arena)}?page={page}")
+        if not answer["standings"]:
+            return "final: not in the standings"
         for row in answer["standings"]:
             if row["player"] == player:
                 return (
@@ -95,9 +96,7 @@ def final_row(base: str, arena: str, player: str) -> str:
                     f"({row['wins']} won, {row['draws']} drawn, {row['losses']} lost, "
                     f"{row['berserks']} berserk), sheet {' '.join(map(str, row['sheet'])) or '-'}"
                 )
-        if not answer["standings"] or not answer.get("more"):
-            return "final: not in the standings"
-        page += 1
+    raise AssertionError("unreachable")
 
 
 def ws_url(base: str) -> str:
