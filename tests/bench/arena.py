@@ -107,8 +107,8 @@ class Tally:
 
     def __init__(self) -> None:
         self.ends: dict[str, list[float]] = {}
-        self.own: dict[str, dict[int, float]] = {}
-        self.watched: dict[str, dict[int, float]] = {}
+        self.own: dict[str, dict[int, float | None]] = {}
+        self.watched: dict[str, dict[int, float | None]] = {}
         self.waits: list[float] = []
         self.rooms: Counter[str] = Counter()
         self.overlaps = 0
@@ -116,17 +116,22 @@ class Tally:
         self.refusals: Counter[str] = Counter()
         self.finished = asyncio.Event()
 
-    def seen(self, where: dict[str, dict[int, float]], row: Row, now: float) -> None:
-        mine = where.setdefault(row.player, {})
-        for k in range(len(mine) + 1, row.games + 1):
-            mine[k] = now
+    def seen(self, where: dict[str, dict[int, float | None]], row: Row, now: float) -> None:
+        """A view shows ``row`` at ``now``. Its games count is new if the row was last seen
+        with one game fewer; seen first, or after several games (a watcher's rows come and go
+        with the top 20), it says nothing of when each game was counted (None)."""
+        mine = where.get(row.player)
+        if mine is None:
+            where[row.player] = {row.games: None}
+        elif row.games > (last := max(mine)):
+            mine[row.games] = now if row.games == last + 1 else None
 
-    def lateness(self, where: dict[str, dict[int, float]]) -> list[float]:
+    def lateness(self, where: dict[str, dict[int, float | None]]) -> list[float]:
         return [
             (at - self.ends[player][k - 1]) * 1000
             for player, seen in where.items()
             for k, at in seen.items()
-            if k <= len(self.ends.get(player, ()))
+            if at is not None and k <= len(self.ends.get(player, ()))
         ]
 
 
@@ -205,14 +210,13 @@ async def watcher(url: str, arena: str, tally: Tally) -> RawSocket:
 async def make_players(nodes: list[ServerProcess], n: int) -> list[tuple[str, str]]:
     gate = asyncio.Semaphore(16)
 
-    async def one(http: httpx.AsyncClient, i: int) -> tuple[str, str]:
-        async with gate:
+    async def one(i: int) -> tuple[str, str]:
+        async with gate, httpx.AsyncClient(timeout=60) as http:  # a cookie jar each
             r = await http.post(nodes[i % len(nodes)].url + "/api/me")
             assert r.status_code == 201, r.text
             return r.json()["player"], f"nyumba_player={r.cookies['nyumba_player']}"
 
-    async with httpx.AsyncClient(timeout=60) as http:
-        return await asyncio.gather(*(one(http, i) for i in range(n)))
+    return await asyncio.gather(*(one(i) for i in range(n)))
 
 
 async def run(nodes: list[ServerProcess], args: argparse.Namespace) -> None:
@@ -261,6 +265,9 @@ async def run(nodes: list[ServerProcess], args: argparse.Namespace) -> None:
     print(f"arena {'finished' if tally.finished.is_set() else 'NOT finished'}; loadavg {loadavg()}")
     label = f"{args.players} players, {len(nodes)} nodes"
     summary(f"end -> next pairing ({label})", tally.waits)
+    if tally.waits:
+        late = [sum(1 for w in tally.waits if w > limit) for limit in (100, 1000, 5000)]
+        print(f"  waits over 0.1 s: {late[0]}, over 1 s: {late[1]}, over 5 s: {late[2]}")
     summary("standings lateness, the player's own row", tally.lateness(tally.own))
     summary("standings lateness, watchers' updates", tally.lateness(tally.watched))
     games = sum(len(e) for e in tally.ends.values())
