@@ -115,6 +115,7 @@ def test_the_dashboard_has_the_operators_panels():
         "nyumba_arenas_running",  # arenas now
         "nyumba_arena_games_started_total",  # arena games paired
         "nyumba_arena_games_finished_total",  # and scored
+        "nyumba_arena_pairing_wait_seconds_bucket",  # how long players wait for a game
     ):
         assert shown in queries, shown
 
