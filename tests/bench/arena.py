@@ -19,8 +19,8 @@ only watches. Prints, all times taken on this machine's clock as the messages ar
   player counts the game (points included), on the player's own socket (``me``) and on the
   watchers' sockets (the rows their updates carry); p50/p99/max and how many were seen;
 * games played, rooms paired other than exactly twice, players paired while still in a game
-  (both must be 0), refusals by code, the nodes' CPU, and ``/proc/loadavg`` (the machine is
-  shared) before, during and after.
+  (both must be 0), refusals by code, the CPU of the nodes and of this generator, and
+  ``/proc/loadavg`` (the machine is shared) before, during and after.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ async def run(nodes: list[ServerProcess], args: argparse.Namespace) -> None:
     players = await make_players(nodes, args.players + 1)
     print(f"{args.players} players made in {time.perf_counter() - started:.1f} s", flush=True)
     host_cookie = players.pop()[1]
-    lead_ms = 5000 + 15 * args.players  # time to connect and join everyone before it starts
+    lead_ms = 10_000 + 40 * args.players  # time to connect and join everyone before it starts
     body = {
         "name": "Bench arena",
         "game": "kalah",
@@ -242,14 +242,26 @@ async def run(nodes: list[ServerProcess], args: argparse.Namespace) -> None:
     assert made.status_code == 201, made.text
     spec = made.json()
     tally = Tally()
-    cpu0 = [cpu_s(n.proc.pid) for n in nodes]
+    cpu0, mine0, wall0 = [cpu_s(n.proc.pid) for n in nodes], time.process_time(), time.time()
     watchers = [await watcher(n.ws_url, spec["id"], tally) for n in nodes]
-    bots = []
-    for i, (player, cookie) in enumerate(players):
-        bot = Bot(player, spec["id"], args.think_ms / 1000, tally, seed=i)
-        await bot.connect(nodes[i % len(nodes)].ws_url, cookie)
-        bots.append(bot)
-    print(f"{len(bots)} sockets joined; loadavg {loadavg()}", flush=True)
+    bots = [
+        Bot(player, spec["id"], args.think_ms / 1000, tally, i)
+        for i, (player, _) in enumerate(players)
+    ]
+    gate = asyncio.Semaphore(32)
+
+    async def connect(i: int) -> None:
+        async with gate:
+            await bots[i].connect(nodes[i % len(nodes)].ws_url, players[i][1])
+
+    await asyncio.gather(*(connect(i) for i in range(len(bots))))
+    late = time.time() * 1000 - spec["starts_ms"]
+    print(
+        f"{len(bots)} sockets joined in {time.time() - wall0:.1f} s"
+        + (f", {late / 1000:.1f} s after the start" if late > 0 else "")
+        + f"; loadavg {loadavg()}",
+        flush=True,
+    )
     ends_at = spec["ends_ms"] / 1000
     while time.time() < ends_at:
         await asyncio.sleep(min(10.0, max(0.1, ends_at - time.time())))
@@ -277,8 +289,11 @@ async def run(nodes: list[ServerProcess], args: argparse.Namespace) -> None:
         f"{sum(1 for c in tally.rooms.values() if c != 2)}; paired while playing: "
         f"{tally.overlaps}; refusals: {dict(tally.refusals) or 'none'}"
     )
-    wall = args.seconds + lead_ms / 1000
-    print(f"nodes' CPU: {', '.join(f'{c:.0f} s' for c in cpu)} (about {wall:.0f} s of wall time)")
+    mine, wall = time.process_time() - mine0, time.time() - wall0
+    print(
+        f"CPU: nodes {', '.join(f'{c:.0f} s' for c in cpu)}, this generator {mine:.0f} s, "
+        f"in {wall:.0f} s of wall time"
+    )
     for ws in watchers + [b.ws for b in bots if b.ws is not None]:
         await ws.close()
 
