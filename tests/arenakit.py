@@ -1,171 +1,192 @@
-"""Arena players for the arenas' tests across real nodes (tests/server/live/test_arena_nodes.py):
-asyncio bots, each an identified player (``POST /api/me``'s cookie) on one socket that joins the
-arena, plays each game it is paired into — random legal moves, a resignation now and then once
-both sides have made two moves, berserk before its first move now and then — and asks for the
-next game at each game's end, as the room page does (``server/PROTOCOL.md``, "Arenas"). A bot
-whose node dies opens a socket on another node, joins its game again with its seat token and
-goes on. Each bot keeps what it saw: its pairings and each game's end as its socket heard it."""
+"""Arenas in the store for tests: arenas on the store's clock, and a crowd of players pairing
+and playing through several connections at once (``crowd``), with what it saw checked against
+the store's own record (``check_crowd``)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
+import secrets
 import time
+import uuid
 from dataclasses import dataclass, field
-from typing import Any
 
-import httpx
-from websockets.asyncio.client import connect
+from server.rooms import arena as A
+from server.rooms.clock import Control
+from server.store.arena import ArenaStore
 
-
-@dataclass
-class Game:
-    room: str
-    side: int
-    token: str
-    paired_at: float  # time.time() when ``arena-paired`` came
-    ended_at: float | None = None
-    outcome: dict | None = None
-    berserked: bool = False
+LEASE_MS = 30_000
 
 
-@dataclass
-class Bot:
-    """One player: ``cookie`` (its session), ``urls`` (the nodes' bases; it uses the first that
-    answers, starting at ``home``)."""
-
-    player: str
-    cookie: str
-    urls: list[str]
-    home: int
-    rng: random.Random
-    delay: float = 0.0  # seconds before each move (a slow player's games outlast the arena)
-    berserk_odds: float = 0.0
-    resign_odds: float = 0.3
-    games: list[Game] = field(default_factory=list)
-    errors: list[dict] = field(default_factory=list)
-    reconnects: int = 0
-    closes: list[str] = field(default_factory=list)
-    dead: set[int] = field(default_factory=set)  # nodes known down
-
-    async def run(self, arena: str, until: float) -> None:
-        """Play in ``arena`` until ``until`` (time.time()) and the last game is over."""
-        while True:
-            try:
-                await self._session(arena, until)
-                return
-            except Exception as exc:  # the node went (refused, reset, closed): another one
-                if not isinstance(exc, OSError | asyncio.TimeoutError) and (
-                    "ConnectionClosed" not in type(exc).__name__
-                ):
-                    raise
-                self.closes.append(repr(exc))
-                self.reconnects += 1
-                if isinstance(exc, OSError | asyncio.TimeoutError):
-                    self.dead.add(self.home)  # (a closed socket's node may still be up)
-                alive = [i for i in range(len(self.urls)) if i not in self.dead]
-                assert alive and len(self.closes) < 20, f"{self.player}: {self.closes}"
-                self.home = (
-                    alive[(alive.index(self.home) + 1) % len(alive)]
-                    if self.home in alive
-                    else alive[0]
-                )
-                await asyncio.sleep(0.2)
-
-    async def _session(self, arena: str, until: float) -> None:
-        url = self.urls[self.home].replace("http://", "ws://") + "/ws"
-        headers = {"cookie": f"nyumba_player={self.cookie}"}
-        async with connect(url, additional_headers=headers, open_timeout=10) as ws:
-            current = self.games[-1] if self.games and self.games[-1].ended_at is None else None
-            if current is not None:  # back on another node: the game goes on
-                await ws.send(
-                    json.dumps({"t": "join", "room": current.room, "token": current.token})
-                )
-            else:
-                await ws.send(json.dumps({"t": "arena-join", "arena": arena}))
-            asked = time.monotonic()
-            moved: dict[int, int] = {}  # version -> side that made it (this game's)
-            while True:
-                if current is None and time.time() > until:
-                    return  # the arena's end: no game, none to come
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
-                except TimeoutError:
-                    if current is None and time.monotonic() - asked > 3:
-                        # A pause for a missed first move (a dead node's game): join again.
-                        await ws.send(json.dumps({"t": "arena-join", "arena": arena}))
-                        asked = time.monotonic()
-                    continue
-                msg = json.loads(raw)
-                t = msg.get("t")
-                if t == "arena-paired":
-                    assert current is None, f"{self.player} paired while in {current}"
-                    current = Game(msg["room"], msg["side"], msg["token"], time.time())
-                    self.games.append(current)
-                    moved = {}
-                    await ws.send(
-                        json.dumps({"t": "join", "room": current.room, "token": current.token})
-                    )
-                elif t == "error":
-                    self.errors.append(msg)
-                elif t == "state" and current is not None and msg["room"] == current.room:
-                    if msg["last"] is not None:
-                        moved[msg["version"]] = msg["last"]["side"]
-                    if msg["outcome"] is not None:
-                        current.ended_at, current.outcome = time.time(), msg["outcome"]
-                        current = None
-                        await ws.send(json.dumps({"t": "arena-join", "arena": arena}))
-                        asked = time.monotonic()
-                        continue
-                    await self._turn(ws, msg, current, moved)
-
-    async def _turn(self, ws: Any, state: dict, game: Game, moved: dict[int, int]) -> None:
-        if state["to_move"] != game.side:
-            return
-        mine = sum(1 for s in moved.values() if s == game.side)
-        if mine == 0 and not game.berserked and state.get("berserk") is not None:
-            game.berserked = True
-            if self.rng.random() < self.berserk_odds:
-                await ws.send(json.dumps({"t": "berserk", "room": game.room}))
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        theirs = len(moved) - mine
-        if mine >= 2 and theirs >= 2 and self.rng.random() < self.resign_odds:
-            await ws.send(json.dumps({"t": "resign", "room": game.room}))
-            return
-        move = self.rng.choice(state["legal"])["move"]
-        await ws.send(
-            json.dumps(
-                {
-                    "t": "move",
-                    "room": game.room,
-                    "version": state["version"],
-                    "move": move,
-                    "id": f"{game.room[:6]}-{state['version']}",
-                }
-            )
-        )
+async def store_ms(link) -> int:
+    # (a script: a Cluster routes a keyless one to any master; TIME itself names no key)
+    seconds, micros = await link.execute("EVAL", "return redis.call('TIME')", 0)
+    return int(seconds) * 1000 + int(micros) // 1000
 
 
-def new_player(base: str, name: str) -> tuple[str, str]:
-    """A player with a name: (id, session cookie)."""
-    r = httpx.post(base + "/api/me", timeout=30)
-    assert r.status_code == 201, r.text
-    player, session = r.json()["player"], r.cookies["nyumba_player"]
-    cookie = {"cookie": f"nyumba_player={session}"}
-    assert (
-        httpx.patch(base + "/api/me", json={"name": name}, headers=cookie, timeout=30).status_code
-        == 200
-    )
-    return player, session
-
-
-def wait_for(pred, timeout: float, what: str, every: float = 0.25) -> Any:
+async def until_store_ms(link, at_ms: int, timeout: float = 10.0) -> None:
+    """Wait until the store's clock reaches ``at_ms`` (the scripts' clock, not ours)."""
     deadline = time.monotonic() + timeout
-    while True:
-        found = pred()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(every)
+    while await store_ms(link) < at_ms:
+        assert time.monotonic() < deadline, f"the store's clock never reached {at_ms}"
+        await asyncio.sleep(0.01)
+
+
+async def new_arena(
+    arenas: ArenaStore, starts_in_ms: int = -1000, lasts_ms: int = 600_000, **changes
+) -> A.ArenaSpec:
+    now = await store_ms(arenas.link)
+    spec = A.ArenaSpec(
+        "t" + uuid.uuid4().hex[:10], "Test arena", "kalah", {}, Control(60_000, 0), True,
+        False, now + starts_in_ms, now + starts_in_ms + lasts_ms, now - 5000,
+    )  # fmt: skip
+    if changes:
+        import msgspec
+
+        spec = msgspec.structs.replace(spec, **changes)
+    assert await arenas.create(spec)
+    return spec
+
+
+@dataclass
+class Crowd:
+    """What a crowd saw: every pairing delivered (by room), how many times each room's
+    ``finish`` answered True, the pairings made by the sweep."""
+
+    pairings: dict[str, A.Pairing] = field(default_factory=dict)
+    scored: dict[str, int] = field(default_factory=dict)
+    swept: int = 0
+    duplicates: int = 0
+
+
+async def crowd(
+    nodes: list[ArenaStore],
+    arena: str,
+    players: list[str],
+    seconds: float,
+    rematch_ms: int = 10**9,
+    seed: int = 1,
+) -> Crowd:
+    """Each player on node ``i % len(nodes)`` (its own connection) waits, is paired (by its own
+    ``wait``, another's, or the sweep; delivered by the answer or its node's ``refresh``),
+    plays a short game whose south reports the result (sometimes twice, from two nodes at
+    once), and waits again, for ``seconds``. Then every game still open is finished."""
+    rng = random.Random(seed)
+    seen = Crowd()
+    inbox = {p: asyncio.Queue() for p in players}
+    done = {}
+    stop = time.monotonic() + seconds
+    node_of = {p: nodes[i % len(nodes)] for i, p in enumerate(players)}
+    node_id = {id(n): f"node{i}" for i, n in enumerate(nodes)}
+
+    def deliver(pairing: A.Pairing) -> None:
+        if pairing.room in seen.pairings:
+            assert seen.pairings[pairing.room] == pairing
+            seen.duplicates += 1
+            return
+        seen.pairings[pairing.room] = pairing
+        done[pairing.room] = asyncio.Event()
+        for side in pairing.sides:
+            inbox[side.player].put_nowait(pairing)
+
+    async def finish(pairing: A.Pairing, store: ArenaStore) -> None:
+        result = rng.choice([["win", "loss"], ["loss", "win"], ["draw", "draw"], None])
+        berserk = [rng.random() < 0.2, rng.random() < 0.2]
+        players_ = [s.player for s in pairing.sides]
+        ended = await store_ms(store.link)
+        calls = [store.finish(arena, pairing.room, 0, players_, result, berserk, ended)]
+        if rng.random() < 0.3:  # the node that ended it and a sweep both report it
+            other = nodes[rng.randrange(len(nodes))]
+            calls.append(other.finish(arena, pairing.room, 0, players_, result, berserk, ended))
+        oks = await asyncio.gather(*calls)
+        seen.scored[pairing.room] = seen.scored.get(pairing.room, 0) + sum(oks)
+        done[pairing.room].set()
+
+    async def player(p: str) -> None:
+        store = node_of[p]
+        while time.monotonic() < stop:
+            kind, pairing = await store.why_wait(
+                arena, p, "h-" + p, node_id[id(store)], LEASE_MS, secrets.token_urlsafe(9),
+                rng.randrange(2), rematch_ms,
+            )  # fmt: skip
+            assert kind in ("paired", "waiting"), kind
+            if pairing is not None:
+                deliver(pairing)
+            try:
+                got = await asyncio.wait_for(inbox[p].get(), max(0.01, stop - time.monotonic()))
+            except TimeoutError:
+                await store.unwait(arena, p)
+                return
+            if got.sides[0].player == p:
+                await asyncio.sleep(rng.random() * 0.01)  # the game being played
+                await finish(got, store)
+            else:  # its south reports it; a game paired as the time ran out, the end does
+                try:
+                    await asyncio.wait_for(
+                        done[got.room].wait(), max(0.01, stop - time.monotonic())
+                    )
+                except TimeoutError:
+                    return
+
+    async def node_loop(store: ArenaStore, sweeps: bool) -> None:
+        while time.monotonic() < stop:
+            for pairing in await store.refresh(node_id[id(store)], LEASE_MS, [arena]):
+                deliver(pairing)
+            if sweeps:
+                now = await store_ms(store.link)
+                made = await store.sweep(
+                    now, lambda: secrets.token_urlsafe(9), rematch_ms, 10**9, [arena]
+                )
+                seen.swept += len(made)
+                for pairing in made:
+                    deliver(pairing)
+            await asyncio.sleep(0.02)
+
+    loops = [asyncio.create_task(node_loop(n, i == 0)) for i, n in enumerate(nodes)]
+    await asyncio.gather(*(player(p) for p in players))
+    await asyncio.gather(*loops)
+    for pairing in await nodes[0].refresh("node0", LEASE_MS, [arena]):
+        deliver(pairing)
+    for i in range(1, len(nodes)):
+        for pairing in await nodes[i].refresh(f"node{i}", LEASE_MS, [arena]):
+            deliver(pairing)
+    for room, pairing in list(seen.pairings.items()):
+        if not done[room].is_set():
+            await finish(pairing, nodes[0])
+    return seen
+
+
+async def check_crowd(arenas: ArenaStore, arena: str, seen: Crowd, rematch_ms: int) -> None:
+    """The store's record agrees with what the crowd saw and with the rules: each game scored
+    once, no player in two games at once, no immediate rematch, standings as recomputed."""
+    results = await arenas.results(arena)
+    assert sorted(r.room for r in results) == sorted(seen.pairings)
+    assert set(seen.scored.values()) == {1}
+    assert await arenas.playing(arena) == [] and await arenas.playing_rooms(arena) == []
+    by_player: dict[str, list[tuple[int, int, str, A.GameResult]]] = {}
+    for r in results:
+        at = seen.pairings[r.room].at_ms
+        assert r.scored_ms >= at
+        for side, p in enumerate(r.players):
+            by_player.setdefault(p, []).append((at, r.scored_ms, r.players[1 - side], r))
+    for p, games in by_player.items():
+        games.sort(key=lambda g: (g[0], g[1]))
+        for before, after in zip(games, games[1:], strict=False):
+            assert after[0] >= before[1], f"{p} was paired before their game ended"
+            if rematch_ms >= 10**9:
+                assert after[2] != before[2], f"{p} met {after[2]} twice in a row"
+    # The standings, recomputed from the results in the order each player's games ended.
+    rows = {row.player: row for row in await arenas.standings(arena, 0, 10_000)}
+    for p, games in by_player.items():
+        streak, sheet = 0, []
+        for _, _, _, r in sorted(games, key=lambda g: g[1]):
+            if r.result is None:
+                continue
+            side = r.players.index(p)
+            points, streak = A.score(streak, r.result[side], r.berserk[side])
+            sheet.append(points)
+        assert (rows[p].sheet, rows[p].points) == (sheet, sum(sheet)), p
+        assert rows[p].fire == (streak >= 2)
+    ranked = sorted(rows.values(), key=lambda r: r.rank)
+    assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
+    assert all(a.points >= b.points for a, b in zip(ranked, ranked[1:], strict=False))

@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from server.archive.db import Database
 from server.archive.schema import arena_rows, arenas, game_seats, games, players
-from server.rooms.arena import ArenaSpec, Result, Row, score
+from server.rooms.arena import FIRE_AFTER, ArenaSpec, Result, Row, score
 
 PODIUM = 3
 
@@ -187,7 +187,7 @@ class _Tally:
         self.sheet: list[int] = []
         self.reached_ms = 0  # when the points last changed
 
-    def add(self, result: Result, berserked: bool, name: str | None, ended_ms: int) -> None:
+    def add(self, result: Result, berserked: bool, name: str | None, ended_ms: int) -> int:
         points, self.streak = score(self.streak, result, berserked)
         self.sheet.append(points)
         self.wins += result == "win"
@@ -198,6 +198,32 @@ class _Tally:
         if points:
             self.points += points
             self.reached_ms = ended_ms
+        return points
+
+
+def _scored(played: Iterable[ArenaGameRow]) -> tuple[dict[str, _Tally], dict[str, list[int]]]:
+    """Each player's tally and each game's points by side, the games taken in the order they
+    ended."""
+    tallies: dict[str, _Tally] = {}
+    points: dict[str, list[int]] = {}
+    for g in sorted(played, key=lambda g: (g.ended_ms, g.id)):
+        points[g.id] = [0, 0]
+        if g.adjudication == "aborted":
+            continue
+        for side, player in enumerate(g.players):
+            if player is None:
+                continue
+            result: Result = "draw" if g.winner is None else "win" if g.winner == side else "loss"
+            berserked = bool(g.berserk and g.berserk[side])
+            t = tallies.get(player) or tallies.setdefault(player, _Tally(player, g.ended_ms))
+            points[g.id][side] = t.add(result, berserked, g.names[side], g.ended_ms)
+    return tallies, points
+
+
+def points_of(played: Iterable[ArenaGameRow]) -> dict[str, list[int]]:
+    """The points each game of ``played`` (one arena's archived games) earned each side, by
+    game id (``[south, north]``; 0 for a side without a player and in an aborted game)."""
+    return _scored(played)[1]
 
 
 def recompute(
@@ -212,17 +238,7 @@ def recompute(
     ``joined_ms`` (player -> ms, the store's) to order them as the live standings do; without
     it they go by the end of their first game. Nor does it know who joined and finished no
     game (no row), who paused (``paused`` false) or the rating they joined with (null)."""
-    tallies: dict[str, _Tally] = {}
-    for g in sorted(played, key=lambda g: (g.ended_ms, g.id)):
-        if g.adjudication == "aborted":
-            continue
-        for side, player in enumerate(g.players):
-            if player is None:
-                continue
-            result: Result = "draw" if g.winner is None else "win" if g.winner == side else "loss"
-            berserked = bool(g.berserk and g.berserk[side])
-            t = tallies.get(player) or tallies.setdefault(player, _Tally(player, g.ended_ms))
-            t.add(result, berserked, g.names[side], g.ended_ms)
+    tallies, _ = _scored(played)
     joined = joined_ms or {}
     ordered = sorted(
         tallies.values(),
@@ -242,7 +258,7 @@ def recompute(
             wins=t.wins,
             draws=t.draws,
             losses=t.losses,
-            fire=t.streak >= 2,
+            fire=t.streak >= FIRE_AFTER,
             berserks=t.berserks,
             sheet=t.sheet,
             paused=False,

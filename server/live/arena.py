@@ -45,6 +45,7 @@ from server.ops import health, metrics
 from server.ops.config import Settings
 from server.rooms import arena as A
 from server.rooms import room as R
+from server.rooms.arenaroom import result_of, room_of
 from server.rooms.room import Refused
 from server.store.arena import ArenaStore
 
@@ -53,6 +54,7 @@ log = logging.getLogger("nyumba.arena")
 REFRESH_S = 1.0
 LEASE_MS = 4000  # a waiter whose node stops refreshing is dropped this long after
 SCAN = 64  # waiting players a pairing looks at, nearest in points first
+TOKENS_KEPT = 100_000  # players' seat tokens a node keeps (the latest used)
 
 
 @dataclass(slots=True)
@@ -66,38 +68,6 @@ class Waiter:
     intent_id: str | None
     listed: bool = False
     since: float = field(default_factory=time.monotonic)  # the pairing wait's start (metrics)
-
-
-def room_of(spec: A.ArenaSpec, pairing: A.Pairing, abort_ms: int) -> R.Room:
-    """The room a pairing makes: the same from the same pairing, on any node — a friend room
-    with both seats taken, the arena's clock, ``rated`` as the arena says (its ratedness fixed
-    at the first move as a lobby game's), one game."""
-    room, _, _ = R.create(
-        pairing.room, spec.game, spec.options, "friend", "south", "intermediate",
-        pairing.at_ms, clock=spec.clock, abort_ms=abort_ms,
-    )  # fmt: skip
-    seats = [
-        R.SeatRec("person", side.token_hash, None, pairing.at_ms, side.name, side.player)
-        for side in pairing.sides
-    ]
-    return msgspec.structs.replace(
-        room, seats=seats, rated=spec.rated, started_ms=pairing.at_ms, arena=spec.id,
-        berserk=[False, False] if spec.berserk else [],
-    )  # fmt: skip
-
-
-def result_of(room: R.Room) -> tuple[list[A.Result] | None, int | None]:
-    """Each side's result of an ended arena game (None: aborted, nothing counts) and the side
-    paused for it: the one whose missing first move aborted it (``Room.ended_by``)."""
-    outcome = room.outcome
-    if outcome is None or outcome.adjudication == "aborted":
-        paused = None
-        if outcome is not None and outcome.reason == "first-move" and room.ended_by >= 0:
-            paused = room.ended_by
-        return None, paused
-    if outcome.winner is None:
-        return ["draw", "draw"], None
-    return (["win", "loss"] if outcome.winner == 0 else ["loss", "win"]), None
 
 
 class Arenas:
@@ -122,6 +92,7 @@ class Arenas:
         self.waiting: dict[tuple[str, str], Waiter] = {}  # (arena, player) -> their socket
         self.of_conn: dict[Conn, set[tuple[str, str]]] = {}
         self.delivered: dict[tuple[str, int], None] = {}  # (room, side) sent, the latest
+        self.tokens: dict[tuple[str, str], str] = {}  # (arena, player) -> seat token (``_token``)
         self.subscribed: set[str] = set()
         self.known: set[Conn] = set()  # connections that used the arenas (no join deadline)
         self.watchers = ArenaWatchers(self.store, self.spec, now)
@@ -186,7 +157,7 @@ class Arenas:
         old = self.waiting.get((spec.id, player))
         if old is not None and old.conn is not conn:
             self._forget(spec.id, player)
-        waiter = Waiter(conn, R.new_token(), msg.id)
+        waiter = Waiter(conn, self._token(spec.id, player), msg.id)
         self.waiting[(spec.id, player)] = waiter
         self.of_conn.setdefault(conn, set()).add((spec.id, player))
         self.watchers.changed(spec.id)
@@ -238,7 +209,27 @@ class Arenas:
             if waiter is not None and waiter.conn is conn:
                 del self.waiting[(arena, player)]
                 with contextlib.suppress(RedisError):  # else its lease runs out (LEASE_MS)
-                    await self.store.unwait(arena, player)
+                    await self._unwait(arena, player, waiter)
+
+    async def _unwait(self, arena: str, player: str, waiter: Waiter) -> None:
+        """No longer waiting — unless the player waits on another socket since (another tab,
+        another node): the store's waiter is this socket's only if its node and token are."""
+        raw = await self.store.link.execute("HGET", self.store.keys(arena) + "waiter", player)
+        listed = json.loads(raw) if raw else {}
+        if listed.get("node") == self.node_id and listed.get("token_hash") == R.hash_token(
+            waiter.token
+        ):
+            await self.store.unwait(arena, player)
+
+    def _token(self, arena: str, player: str) -> str:
+        """The player's seat token on this node in this arena: one for all their games here,
+        so that a pairing made for an earlier ``arena-join`` (or socket) of theirs still
+        reaches them when they asked again meanwhile."""
+        token = self.tokens.pop((arena, player), None) or R.new_token()
+        self.tokens[(arena, player)] = token  # the latest used last
+        while len(self.tokens) > TOKENS_KEPT:
+            del self.tokens[next(iter(self.tokens))]
+        return token
 
     def _forget(self, arena: str, player: str) -> None:
         waiter = self.waiting.pop((arena, player), None)
@@ -299,6 +290,10 @@ class Arenas:
         if not data.startswith(b"{"):
             return
         news = json.loads(data)
+        if news.get("k") == "final":  # nothing more will come: the watchers' last view is due
+            self.subscribed.discard(arena)
+            self._spawn(self.pubsub.unsubscribe(self.store.channel(arena)))
+            return
         pairing = news.get("pairing")
         if pairing is not None:
             found = msgspec.convert(pairing, A.Pairing)

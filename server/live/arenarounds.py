@@ -44,6 +44,7 @@ log = logging.getLogger("nyumba.arena")
 ROUND_S = 1.0
 SCHEDULE_S = 60.0
 AHEAD_MS = 3_600_000  # a scheduled arena is created this long before it starts, at most
+HOOK_MS = 2000  # a game ended this long ago and not scored: its node did not (``ended``)
 CLAIM_MS = 30_000  # one node finalizes an arena at a time, for at most this long
 ALL = 1_000_000  # "every row", "every game"
 
@@ -108,7 +109,9 @@ class Rounds:
                 if room.outcome is None:
                     left += 1
                     continue
-                if await self.arenas.finish(room):  # its node died, or its score failed
+                if now - room.finished_ms < HOOK_MS:  # its node's hook is scoring it now
+                    left += 1
+                elif await self.arenas.finish(room):  # its node died, or its score failed
                     log.info("arena %s: game %s scored by the rounds", spec.id, room.id)
             elif now - game.started_ms > lost_ms:
                 # Never made (both players' nodes died first) or gone: nobody scores.

@@ -145,8 +145,12 @@ class ArenaWatchers:
                 watched.dirty = True
             if not watched.dirty or not watched.conns:
                 continue
-            watched.dirty = False
-            view, rows = await self.view(watched.spec, full=False, top=watched.top)
+            watched.dirty = False  # news during the read below makes it due again
+            try:
+                view, rows = await self.view(watched.spec, full=False, top=watched.top)
+            except Exception:
+                watched.dirty = True  # the next round tries again
+                raise
             for row in view.standings:
                 watched.top[row.player] = row
             watched.status = view.status

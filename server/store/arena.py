@@ -20,8 +20,11 @@ lives in one slot and each script below runs atomically there (``<k>`` is
     <k>results    list: the finished games (JSON: room, players, result, points, ended_ms)
     <k>seen       sorted set: joined, unpaused player -> when last waiting, playing or joined
     <k>claim      string: the node finalizing the arena (a lease)
-    channel <prefix>arena:{arena:<id>}   the arena's news (JSON): joined, paused, paired,
-                  finished, final
+    channel <prefix>arena:{arena:<id>}   the arena's news (JSON), each a change of the
+                  standings or of the games in progress:
+                  {"k": "joined", "player"}, {"k": "paused", "player", "absent"?: true},
+                  {"k": "paired", "pairing": Pairing}, {"k": "finished", "room", "players",
+                  "points" (per side), "paused": player | null}, {"k": "final"}
 
 and the listing, a second slot written separately (after the arena's own keys)::
 
@@ -246,7 +249,7 @@ class ArenaStore:
     async def sweep(
         self,
         now_ms: int,
-        new_room: Callable[[], str],
+        new_room: Callable[[], str] = lambda: secrets.token_urlsafe(12),
         rematch_ms: int = 5000,
         absent_ms: int = 60_000,
         arenas: Iterable[str] | None = None,

@@ -39,6 +39,14 @@ from server.web import httpguard
 from server.web.httpguard import problem
 from server.web.players import session_of
 
+# What the WebSocket's description in the OpenAPI document says of arenas.
+WS_NOTE = (
+    " Arenas on the same socket (server/PROTOCOL.md, 'Arenas'): `arena` to watch one (answered "
+    "`arena`, then updates at most twice a second), `arena-join` (an identified player: answered "
+    "`arena-joined`, then `arena-paired` with a room and its seat token; send it again after "
+    "each game), `arena-pause`; in an arena game, `berserk` before your first move halves your "
+    "time for a point more on a win, and a rematch offer is refused `not-allowed`."
+)
 ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 PAGE = 100  # standings rows a page
 FINISHED = 20  # finished arenas listed
@@ -73,7 +81,9 @@ class ArenaList(msgspec.Struct):
 class ArenaPage(msgspec.Struct):
     """``GET /api/arenas/{id}``: ``standings`` one page of ``PAGE`` rows (``page``, from 0;
     ``players`` in all); ``games``: finished games, in the order they ended (live: as the store
-    scored them, ``result`` null for an aborted one; final: as archived)."""
+    scored them — ``room``, ``players``, ``result`` per side, null for an aborted one,
+    ``points``, ``berserk``, ``ended_ms``; final: as archived — ``id`` (``/g/{id}``), ``room``,
+    ``players``, ``names``, ``winner``, ``reason``, ``adjudication``, ``berserk``, ``points``)."""
 
     arena: A.ArenaSpec
     status: A.Status
@@ -83,6 +93,23 @@ class ArenaPage(msgspec.Struct):
     playing: list[A.ArenaGame]
     games: list[Any]
     podium: list[A.Row]
+
+
+def create_request(body: bytes) -> CreateArena:
+    """The body of ``POST /api/arenas``: JSON's one kind of number, so whole milliseconds in
+    either spelling (600000.0 too), as ``POST /api/rooms`` takes them."""
+    raw = msgspec.json.decode(body)
+    if isinstance(raw, dict):
+        for key in ("duration_ms", "starts_ms", "starts_in_ms"):
+            raw[key] = _whole(raw.get(key))
+        if isinstance(raw.get("clock"), dict):
+            raw["clock"] = {k: _whole(v) for k, v in raw["clock"].items()}
+        raw = {k: v for k, v in raw.items() if v is not None or k == "name"}
+    return msgspec.convert(raw, CreateArena)
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -130,7 +157,7 @@ def routes(
             return problem(403, "cross-site", "Arenas are created from nyumba's own pages.")
         body = await httpguard.read_body(request, MAX_BODY)
         try:
-            ask = msgspec.json.decode(body, type=CreateArena)
+            ask = create_request(body)
         except msgspec.ValidationError as exc:
             return problem(400, "bad-arena", f"The arena does not validate: {exc}.")
         except (msgspec.DecodeError, RecursionError):
@@ -168,6 +195,9 @@ def routes(
         metrics.ARENAS_CREATED.labels("player").inc()
         return _json(spec, 201)
 
+    async def arenas(request: Request) -> Response:
+        return await (create if request.method == "POST" else listing)(request)
+
     async def one(request: Request) -> Response:
         arena_id, n = request.path_params["id"], node()
         try:
@@ -179,7 +209,9 @@ def routes(
         found = await _final(arena_id)
         if found is not None:
             spec, rows = found
-            played = await archived.games_of(db(), arena_id)
+            rows_of = await archived.games_of(db(), arena_id)
+            points = archived.points_of(rows_of)  # each game's points by side
+            played = [{**msgspec.to_builtins(g), "points": points.get(g.id)} for g in rows_of]
             shown = rows[at * PAGE : (at + 1) * PAGE]
             return _json(ArenaPage(spec, "finished", at, len(rows), shown, [], played, rows[:3]))
         live = await n.arenas.store.get(arena_id) if ID.match(arena_id) else None
@@ -221,8 +253,7 @@ def routes(
         return await (arena_page if known else missing)(request)
 
     return [
-        Route("/api/arenas", listing),
-        Route("/api/arenas", create, methods=["POST"]),
+        Route("/api/arenas", arenas, methods=["GET", "POST"]),
         Route("/api/arenas/{id}", one),
         Route("/arenas", arenas_page),
         Route("/t/{id}", shown),
@@ -246,7 +277,10 @@ def with_arenas(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any]
     paths, types = found
     ref = lambda name: {"$ref": f"#/components/schemas/{name}"}  # noqa: E731
     arena_id = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
-    page = {"name": "page", "in": "query", "required": False, "schema": {"type": "integer"}}
+    page = {
+        "name": "page", "in": "query", "required": False,
+        "schema": {"type": "integer", "minimum": 0, "maximum": 10_000},
+    }  # fmt: skip
     added = {
         "/api/arenas": {
             "get": {
@@ -267,7 +301,10 @@ def with_arenas(found: tuple[dict[str, Any], list[Any]]) -> tuple[dict[str, Any]
                     ref("ArenaSpec"),
                     (400, "bad-arena, bad-json"),
                     (403, "arena-not-allowed, cross-site"),
+                    (408, "too-slow"),
                     (409, "arena-limit"),
+                    (413, "too-large"),
+                    (415, "bad-content-type"),
                 ),  # fmt: skip
             },
         },

@@ -22,6 +22,7 @@ from server.rooms import protocol as P
 from server.rooms.codes import HTTP_STATUSES, http_codes
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archivedoc import openapi_paths
+from server.web.arenas import WS_NOTE as ARENAS_NOTE
 from server.web.arenas import with_arenas
 from server.web.lobby import WS_NOTE, with_lobby
 from server.web.shapes import PASSKEY_OPTIONS, REPLAY_VIEW, create_room_schema
@@ -47,7 +48,7 @@ SOCKET = (
     "400 bad-upgrade, 403 cross-site, forbidden or too-many-sockets, 429 rate-limited (with "
     "Retry-After), and `GET /ws` without an upgrade 426 upgrade-required. Every code a Problem "
     "can carry, with its statuses, is the Problem schema's `x-codes`; a method a path does not "
-    "take is answered 405 method-not-allowed (with Allow)." + WS_NOTE
+    "take is answered 405 method-not-allowed (with Allow)." + WS_NOTE + ARENAS_NOTE
 )
 
 

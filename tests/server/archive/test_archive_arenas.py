@@ -138,6 +138,29 @@ def test_the_migration_keeps_the_games_of_a_database_before_arenas(db_url):
     assert listed == []
 
 
+def test_a_database_a_later_release_migrated_is_used_as_it_is(db_url):
+    """A node of this release started on a database a later release migrated (a rollback, a
+    node rescheduled mid-rollout) starts and writes games: the later migrations only add."""
+
+    async def go():
+        db = Database(db_url)
+        await db.start()
+        async with db.write() as conn:  # what a later release's migration leaves
+            await conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'z999'")
+        await db.close()
+        later = Database(db_url)
+        ready = await later.ready()
+        written = await _write(later, arena_game("later", [(None, "A"), (None, "B")], 0, NOW))
+        async with later.read() as conn:
+            head = (
+                await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
+            ).scalar_one()
+        await later.close()
+        return ready, written, head
+
+    assert run(go()) == (True, "written", "z999")
+
+
 def test_an_arena_game_written_by_the_replay_worker_carries_its_arena(
     db_url, shared_store, key_prefix, tmp_path
 ):
@@ -344,6 +367,11 @@ def test_recompute_scores_each_players_games_in_order():
         Row(4, "e", "E", 0, 1, 0, 0, 1, False, 0, [0], False, None),
         Row(5, "d", "D", 0, 1, 0, 0, 1, False, 0, [0], False, None),
     ]
+    points = arenas.points_of(shuffled)
+    assert [points[g.id] for g in GAMES] == [
+        [2, 0], [2, 0], [0, 0], [5, 0], [1, 1], [0, 3], [0, 2], [2, 0], [0, 2], [1, 0],
+        [0, 0], [0, 0],
+    ]  # fmt: skip
     # those without points go by when they joined, when the store says
     joined = arenas.recompute(GAMES, joined_ms={"d": 10, "e": 20})
     assert [(r.rank, r.player) for r in joined][3:] == [(4, "d"), (5, "e")]

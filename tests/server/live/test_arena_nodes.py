@@ -19,7 +19,8 @@ import time
 from collections import defaultdict
 
 import httpx
-from arenakit import Bot, new_player, wait_for
+from arenabots import Bot, new_player, wait_for
+from asynckit import run
 from pgkit import sqlite_url
 
 from server.archive.arenas import ArenaGameRow, recompute
@@ -27,6 +28,10 @@ from server.archive.arenas import ArenaGameRow, recompute
 PLAYERS = int(os.environ.get("NYUMBA_ARENA_PLAYERS", "40"))
 MOVE_S = float(os.environ.get("NYUMBA_ARENA_MOVE_S", "0.1"))  # a bot's time to move
 SECONDS = float(os.environ.get("NYUMBA_ARENA_SECONDS", "25"))
+# What a bot may be answered: the end, and moves raced by the other side's resignation, a
+# flag or its own stale view (a bot's reconnection: its move resent, or a room that ended).
+ALLOWED_ERRORS = {"arena-over", "game-over", "stale", "not-your-turn", "no-room", "id-reused"}
+SKEW_MS = 50  # how far a node's reckoning of the store's clock may be off (server/live/local.py)
 ENV = {
     "NYUMBA_ARENA_MIN_MS": "5000",
     "NYUMBA_ARENA_CREATOR_GAMES": "0",
@@ -75,7 +80,7 @@ def play(bots: list[Bot], arena: str, until: float) -> None:
     async def all_of() -> None:
         await asyncio.gather(*(b.run(arena, until) for b in bots))
 
-    asyncio.run(all_of())
+    run(all_of())
 
 
 def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -> None:
@@ -142,7 +147,9 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     for p, times in spans.items():
         times.sort()
         for (_, end), (start, _) in zip(times, times[1:]):
-            assert end <= start, f"{p} played two games at once"
+            # (a game's end is the judging node's reckoning of the store's clock, its start the
+            # store's own: they may differ by a few ms, never by a game)
+            assert end <= start + SKEW_MS, f"{p} played two games at once"
     assert len({g.room for g in games}) == len(games), "a room archived two arena games"
     # The standings equal the archive's recomputation (players with games; order too).
     standings = [row for row in final["standings"] if row["games"]]
@@ -156,8 +163,23 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     assert all(g.started_ms <= ends_ms + 100 for g in games)
     assert late, "no game outlasted the arena (the slow bots' games should)"
     assert {p for g in late for p in g.players} <= {r["player"] for r in standings}
+    # Asking for a game after the end is refused (the late games' players did).
+    codes = {e["code"] for b in bots for e in b.errors}
+    assert "arena-over" in codes and codes <= ALLOWED_ERRORS, codes
     podium = final["podium"]
     assert [r["player"] for r in podium] == [r.player for r in again[:3]]
+    totals: dict[str, int] = defaultdict(int)  # the final page's games, with their points
+    for g in final["games"]:
+        for side, p in enumerate(g["players"]):
+            totals[p] += g["points"][side]
+    assert len(final["games"]) == len(games)
+    assert {p: v for p, v in totals.items() if v} == {
+        r["player"]: r["points"] for r in standings if r["points"]
+    }
+    listed = httpx.get(live[-1].url + "/api/arenas", timeout=10).json()
+    kept = next(a for a in listed["finished"] if a["arena"]["id"] == arena)
+    assert kept["podium"] == podium and kept["players"] == players
+    assert arena not in {a["id"] for a in listed["upcoming"] + listed["running"]}
     berserked = sum(1 for g in games if g.berserk and any(g.berserk))
     report = (
         f"{players} players, {len(games)} archived games ({len(late)} ended after the end), "

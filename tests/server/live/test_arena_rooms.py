@@ -5,6 +5,8 @@ arena without a cookie, an unknown arena, a creation that does not validate or i
 
 from __future__ import annotations
 
+import time
+
 import httpx
 from archivekit import Player
 from pgkit import sqlite_url
@@ -120,3 +122,29 @@ def test_what_an_arena_refuses(lobby_nodes, tmp_path):
     mine = _socket(other, juma)
     mine.send(t="arena-join", arena="unknown", id="y")
     assert mine.expect("error", id="y")["code"] == "no-arena"
+
+
+def test_the_schedule_makes_each_arena_once_whichever_nodes_see_it(lobby_nodes, tmp_path):
+    entry = "kalah 3+2 hourly 30m"
+    nodes = lobby_nodes(
+        2,
+        DATABASE_URL=sqlite_url(tmp_path),
+        NYUMBA_ARENAS=f"{entry}; oware 5+3 daily@19:00 60m casual berserk",
+    )
+    deadline = time.monotonic() + 15
+    while True:  # each node's first round looks at the schedule
+        listed = httpx.get(nodes[1].url + "/api/arenas").json()
+        made = [a for a in listed["upcoming"] + listed["running"] if a["schedule"] == entry]
+        if made or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert len(made) == 1 and made[0]["by"] is None and made[0]["rated"] is True
+    assert made[0]["clock"] == {"initial_ms": 180000, "increment_ms": 2000}
+    assert made[0]["ends_ms"] - made[0]["starts_ms"] == 30 * 60_000
+    time.sleep(1.5)  # both nodes have had a round with it: still one, counted once
+    created = 0.0
+    for node in nodes:
+        for line in httpx.get(node.url + "/metrics").text.splitlines():
+            if line.startswith('nyumba_arenas_created_total{by="schedule"}'):
+                created += float(line.split()[-1])
+    assert created == 1.0

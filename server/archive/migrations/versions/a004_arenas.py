@@ -7,6 +7,9 @@ whose inserts name only the columns it knows, writes games into the migrated tab
 always did (their ``arena`` is NULL, as every game archived before has); and the new tables
 are nobody else's.
 
+It adds only what is missing, so it runs again on a database rolled back to a003 by setting
+``alembic_version`` back (deploy/README.md), with a004's columns and tables left in place.
+
 Revision ID: a004
 Revises: a003
 Create Date: 2026-12-06
@@ -24,6 +27,9 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # All of it or none is there: a migration is one transaction (DDL included, on both).
+    if "arenas" in sa.inspect(op.get_bind()).get_table_names():  # rolled back, now again
+        return
     op.add_column("games", sa.Column("arena", sa.String(16), nullable=True))
     op.add_column("games", sa.Column("berserk", sa.JSON, nullable=True))
     op.create_index("games_arena", "games", ["arena", "ended_ms"])
