@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 from archivekit import Player
 from pgkit import sqlite_url
+from prometheus_client.parser import text_string_to_metric_families
 
 BOT = Path(__file__).resolve().parents[3] / "examples" / "arena_bot.py"
 # Any identified player may create an arena here, and a short one (the defaults: 5 rated games,
@@ -85,6 +86,17 @@ def test_three_example_arena_bots_play_an_arena_to_its_end(lobby_nodes, tmp_path
     # Bea berserked every game: her clock halved before her first move, each time.
     assert rows["Bea"]["berserks"] == rows["Bea"]["games"] and rows["Ada"]["berserks"] == 0
     assert sum(row["games"] for row in rows.values()) == 2 * len(answer["games"])
+    # Each player's every pairing was timed, on the node that delivered it (the dashboard's).
+    waits = sum(pairing_waits(node.url) for node in (a, b))
+    assert waits == sum(out.count("paired: room") for out in outs)
+
+
+def pairing_waits(base: str) -> float:
+    text = httpx.get(base + "/metrics", timeout=10).text
+    for family in text_string_to_metric_families(text):
+        if family.name == "nyumba_arena_pairing_wait_seconds":
+            return sum(s.value for s in family.samples if s.name.endswith("_count"))
+    raise AssertionError("no nyumba_arena_pairing_wait_seconds on /metrics")
 
 
 def test_the_arena_bot_says_so_when_there_is_no_such_arena(lobby_nodes, tmp_path) -> None:
