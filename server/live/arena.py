@@ -27,8 +27,9 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -66,6 +67,7 @@ class Waiter:
     token: str
     intent_id: str | None
     listed: bool = False
+    since: float = field(default_factory=time.monotonic)  # the pairing wait's start (metrics)
 
 
 class Arenas:
@@ -258,6 +260,7 @@ class Arenas:
         if await self.create_room(room_of(spec, pairing, self.settings.abort_ms)):
             metrics.ARENA_GAMES_STARTED.labels(spec.game).inc()  # once: the room's maker
         for index, waiter in ours:
+            metrics.ARENA_PAIRING_WAIT.observe(time.monotonic() - waiter.since)
             other = pairing.sides[1 - index]
             waiter.conn.send_msg(
                 A.ArenaPaired(

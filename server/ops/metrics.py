@@ -53,6 +53,8 @@ each game once across nodes (``count``; the decisions are ``server/rooms/tally.p
     nyumba_arena_games_started_total{game}, nyumba_arena_games_finished_total{game,result}
                                                           arena pairings, and their games scored
                                                           (result: decisive, draw, aborted)
+    nyumba_arena_pairing_wait_seconds                    an arena player's wait: their
+                                                          ``arena-join`` to their ``arena-paired``
 
 What only the page sees, as the page reports it (``server/web/reports.py``; the player may
 turn it off):
@@ -240,6 +242,11 @@ ARENAS_RUNNING = Gauge(
 ARENA_GAMES_STARTED = Counter("nyumba_arena_games_started", "Arena games paired", ["game"])
 ARENA_GAMES_FINISHED = Counter(
     "nyumba_arena_games_finished", "Arena games scored, by result", ["game", "result"]
+)
+ARENA_PAIRING_WAIT = Histogram(
+    "nyumba_arena_pairing_wait_seconds",
+    "An arena player's wait, from the arena-join that made them wait to their pairing",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0),
 )
 
 PAGE_REPORTS = Counter(
