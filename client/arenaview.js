@@ -40,24 +40,14 @@ function playerLink(player, name) {
   return h("a", { href: `/p/${encodeURIComponent(player)}`, class: "arena-player" }, who(name));
 }
 
-// Which of a sheet's games were played on fire (their points doubled): the games after two wins
-// in a row, a win being what earns 2 or more off fire, 4 or more on it (the server's sheet says
-// the points; this only marks them as the standings' legend explains).
-export function onFire(sheet) {
-  let streak = 0;
-  return sheet.map((points) => {
-    const fire = streak >= 2;
-    streak = points >= (fire ? 4 : 2) ? streak + 1 : 0;
-    return fire;
-  });
-}
-
+// A player's sheet: each game's points, those the server says were doubled (played on fire)
+// marked as the standings' legend explains (`row.doubled`, as long as `row.sheet`).
 function sheetCell(row) {
-  const fire = onFire(row.sheet);
+  const doubled = row.doubled || [];
   return h("td", { class: "arena-sheet" },
     h("span", { class: "sheet" },
       ...row.sheet.map((points, i) =>
-        fire[i] && points > 0
+        doubled[i]
           ? h("span", { class: "game fire", title: t("arena.doubled") }, String(points))
           : h("span", { class: "game" }, String(points)))));
 }

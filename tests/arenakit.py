@@ -178,14 +178,16 @@ async def check_crowd(arenas: ArenaStore, arena: str, seen: Crowd, rematch_ms: i
     # The standings, recomputed from the results in the order each player's games ended.
     rows = {row.player: row for row in await arenas.standings(arena, 0, 10_000)}
     for p, games in by_player.items():
-        streak, sheet = 0, []
+        streak, sheet, doubled = 0, [], []
         for _, _, _, r in sorted(games, key=lambda g: g[1]):
             if r.result is None:
                 continue
             side = r.players.index(p)
+            doubled.append(A.doubled(streak, r.result[side]))
             points, streak = A.score(streak, r.result[side], r.berserk[side])
             sheet.append(points)
         assert (rows[p].sheet, rows[p].points) == (sheet, sum(sheet)), p
+        assert rows[p].doubled == doubled, p
         assert rows[p].fire == (streak >= 2)
     ranked = sorted(rows.values(), key=lambda r: r.rank)
     assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))

@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from server.archive.db import Database
 from server.archive.schema import arena_rows, arenas, game_seats, games, players
-from server.rooms.arena import FIRE_AFTER, ArenaSpec, Result, Row, score
+from server.rooms.arena import FIRE_AFTER, ArenaSpec, Result, Row, doubled, score
 
 PODIUM = 3
 
@@ -96,6 +96,7 @@ _ROW_COLUMNS = (
     "fire",
     "berserks",
     "sheet",
+    "doubled",
     "paused",
     "rating",
 )
@@ -185,9 +186,11 @@ class _Tally:
         self.name: str | None = None
         self.points = self.wins = self.draws = self.losses = self.berserks = self.streak = 0
         self.sheet: list[int] = []
+        self.doubled: list[bool] = []  # per game of sheet: its points doubled
         self.reached_ms = 0  # when the points last changed
 
     def add(self, result: Result, berserked: bool, name: str | None, ended_ms: int) -> int:
+        self.doubled.append(doubled(self.streak, result))
         points, self.streak = score(self.streak, result, berserked)
         self.sheet.append(points)
         self.wins += result == "win"
@@ -261,6 +264,7 @@ def recompute(
             fire=t.streak >= FIRE_AFTER,
             berserks=t.berserks,
             sheet=t.sheet,
+            doubled=t.doubled,
             paused=False,
             rating=None,
         )

@@ -174,6 +174,7 @@ arena_rows = Table(
     Column("berserks", Integer, nullable=False),
     Column("fire", Boolean, nullable=False),  # on a streak when the arena ended
     Column("sheet", JSON, nullable=False),  # points per game, in the order played
+    Column("doubled", JSON, nullable=False),  # per game of sheet: its points were doubled
     Column("paused", Boolean, nullable=False),
     Column("rating", Integer, nullable=True),  # the rating the player joined with
     Index("arena_rows_rank", "arena", "rank"),

@@ -70,6 +70,7 @@ class ArenaSpec(msgspec.Struct, frozen=True):
 
 class Row(msgspec.Struct, frozen=True):
     """One line of the standings. ``sheet``: the points of each game, in the order played;
+    ``doubled``: for each game of ``sheet``, whether its points were doubled (``doubled``);
     ``fire``: on fire now (the next game's points double); ``berserks``: games berserked;
     ``rating``: the player's rating when they joined (null: none yet)."""
 
@@ -84,6 +85,7 @@ class Row(msgspec.Struct, frozen=True):
     fire: bool
     berserks: int
     sheet: list[int]
+    doubled: list[bool]
     paused: bool
     rating: int | None
 
@@ -144,6 +146,16 @@ def score(streak: int, result: Result, berserked: bool) -> tuple[int, int]:
     if result == "draw":
         return DRAW * double, 0
     return 0, 0
+
+
+def doubled(streak: int, result: Result) -> bool:
+    """Whether a game's points are doubled: played on fire (``streak`` consecutive wins before
+    it) and earning points, a win or a draw (a loss on fire has nothing to double).
+
+    >>> doubled(2, "win"), doubled(2, "draw"), doubled(2, "loss"), doubled(1, "win")
+    (True, True, False, False)
+    """
+    return streak >= FIRE_AFTER and result != "loss"
 
 
 def order_key(points: int, changed_ms: int, created_ms: int) -> int:

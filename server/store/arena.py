@@ -6,7 +6,8 @@ lives in one slot and each script below runs atomically there (``<k>`` is
 
     <k>meta       hash: spec -> the ArenaSpec (JSON); finished -> "1" once final
     <k>sheets     hash: player -> their sheet (JSON: name, rating, points, games, wins, draws,
-                  losses, streak, berserks, sheet, paused, souths, last (opponent), changed_ms)
+                  losses, streak, berserks, sheet, doubled, paused, souths, last (opponent),
+                  changed_ms)
     <k>order      sorted set: player -> the standings key (server/rooms/arena.py order_key);
                   rank = ZRANK + 1 (equal keys by player id)
     <k>waiting    sorted set: waiting player -> points (pairing looks nearest in points)
@@ -92,6 +93,7 @@ class _Sheet(msgspec.Struct):
     st: int = 0
     b: int = 0
     sh: str = ""
+    dl: str = ""  # one character a game of sh: '1' where its points were doubled
     pa: int = 0
 
 
@@ -103,7 +105,10 @@ _decode_result = msgspec.json.Decoder(GameResult).decode
 def _row(rank: int, player: str, raw: bytes) -> Row:
     s = _decode_sheet(raw)
     sheet = [int(x) for x in s.sh.split(",") if x]
-    return Row(rank, player, s.n, s.pts, s.g, s.w, s.d, s.l, s.st >= 2, s.b, sheet, s.pa == 1, s.r)
+    doubled = [c == "1" for c in s.dl]
+    return Row(
+        rank, player, s.n, s.pts, s.g, s.w, s.d, s.l, s.st >= 2, s.b, sheet, doubled, s.pa == 1, s.r
+    )
 
 
 def _text(value: Any) -> str:

@@ -5,7 +5,8 @@ say the rest and its answer. ``_COMMON`` is the prelude they share: the store's 
 player's sheet, the standings key, leaving the waiting list, and the pairing of two waiting
 players (the rules of ``server/rooms/arena.py``, restated here: the tests hold the two to
 each other). A sheet is JSON with short fields: n name, r rating at join, pts, g games, w d l,
-st streak, b berserks, sh the points of each game ("2,4,0"), pa paused (0/1), so souths, last
+st streak, b berserks, sh the points of each game ("2,4,0"), dl whether each game's points
+were doubled ("001": one character a game, 1 doubled), pa paused (0/1), so souths, last
 opponent, ch the ms of the last change of points (or of joining).
 """
 
@@ -103,7 +104,7 @@ local s = sheet(p)
 local name = cjson.decode(ARGV[5])
 if not s then
   s = {n = name, r = cjson.decode(ARGV[6]), pts = 0, g = 0, w = 0, d = 0, l = 0, st = 0, b = 0,
-       sh = '', pa = 0, so = 0, last = '', ch = now}
+       sh = '', dl = '', pa = 0, so = 0, last = '', ch = now}
   order(p, s, tonumber(meta[3]))
 else
   s.pa = 0
@@ -299,9 +300,11 @@ for side = 1, 2 do
   local s = sheet(p)
   if s then
     if result then
-      -- server/rooms/arena.py ``score``: doubled on fire, +1 for a berserked win.
+      -- server/rooms/arena.py ``score``: doubled on fire, +1 for a berserked win; ``doubled``:
+      -- the sheet marks a game on fire that earned points.
       local double = s.st >= 2 and 2 or 1
       local r, pts = result[side], 0
+      s.dl = s.dl .. ((double == 2 and r ~= 'loss') and '1' or '0')
       if r == 'win' then
         pts = 2 * double + (berserk[side] and 1 or 0)
         s.st, s.w = s.st + 1, s.w + 1

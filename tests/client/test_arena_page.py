@@ -162,6 +162,24 @@ def test_two_players_join_play_see_the_standings_change_and_the_podium(open_page
     again.wait_for_selector("#arena[data-status='finished'] #podium li.place-1")
     assert again.get_attribute("#podium li.place-1", "data-player") == players[amani]
     assert _points(again, players[amani]) == "3"
+    # The server says which games' points were doubled (none here: one game each); the page
+    # marks just those, as the server's rows say.
+    final = again.evaluate(f"fetch('/api/arenas/{arena}').then(r => r.json())")
+    assert [(r["sheet"], r["doubled"]) for r in final["standings"]] == [
+        ([3], [False]),
+        ([0], [False]),
+    ]
+    assert again.locator("#standings .sheet .game.fire").count() == 0
+    marked = again.evaluate(
+        """() => import('/static/arenaview.js').then(({ standingsTable }) => {
+          const row = { rank: 1, player: "x", name: "X", points: 8, fire: false, paused: false,
+                        rating: null, sheet: [4, 2, 2, 0], doubled: [true, false, false, false] };
+          const cells = standingsTable([row], null)[1].querySelectorAll(".sheet .game");
+          return [...cells].map((c) => c.classList.contains("fire"));
+        })"""
+    )
+    # (a first game is never on fire: the page follows the row, it does not work it out)
+    assert marked == [True, False, False, False], "the server's doubled games, marked"
     assert again.get_attribute("#played li a", "href").startswith("/g/"), "its game's page"
     assert again.inner_text("#played li").endswith(("(0–3)", "(3–0)")), "each side's points"
     again.click("#played li a")  # the game's page leads back to the arena

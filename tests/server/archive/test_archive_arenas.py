@@ -244,8 +244,21 @@ def spec(arena_id: str, ends_ms: int = NOW) -> ArenaSpec:
 def standings(names: list[str], points: list[int]) -> list[Row]:
     return [
         Row(
-            i + 1, p, p.upper(), pts, 2, pts // 2, 0, 2 - pts // 2, i == 0, 0, [pts, 0], False, None
-        )
+            i + 1,
+            p,
+            p.upper(),
+            pts,
+            2,
+            pts // 2,
+            0,
+            2 - pts // 2,
+            i == 0,
+            0,
+            [pts, 0],
+            [pts == 4, False],
+            False,
+            None,
+        )  # fmt: skip
         for i, (p, pts) in enumerate(zip(names, points))
     ]
 
@@ -357,16 +370,18 @@ GAMES = [
 
 
 def test_recompute_scores_each_players_games_in_order():
+    F, T = False, True
     shuffled = list(GAMES)
     random.Random(50).shuffle(shuffled)
     got = arenas.recompute(shuffled)
     assert got == [
-        Row(1, "a", "A", 13, 6, 5, 0, 1, True, 1, [2, 2, 5, 0, 2, 2], False, None),
-        Row(2, "c", "C", 4, 3, 1, 1, 1, False, 2, [0, 1, 3], False, None),
-        Row(3, "b", "B", 4, 6, 1, 2, 3, False, 0, [0, 0, 1, 0, 2, 1], False, None),
-        Row(4, "e", "E", 0, 1, 0, 0, 1, False, 0, [0], False, None),
-        Row(5, "d", "D", 0, 1, 0, 0, 1, False, 0, [0], False, None),
-    ]
+        # a's g4 on fire is doubled; g6, a loss on fire, is not: there is nothing to double
+        Row(1, "a", "A", 13, 6, 5, 0, 1, True, 1, [2, 2, 5, 0, 2, 2], [F, F, T, F, F, F], False, None),
+        Row(2, "c", "C", 4, 3, 1, 1, 1, False, 2, [0, 1, 3], [F, F, F], False, None),
+        Row(3, "b", "B", 4, 6, 1, 2, 3, False, 0, [0, 0, 1, 0, 2, 1], [F] * 6, False, None),
+        Row(4, "e", "E", 0, 1, 0, 0, 1, False, 0, [0], [F], False, None),
+        Row(5, "d", "D", 0, 1, 0, 0, 1, False, 0, [0], [F], False, None),
+    ]  # fmt: skip
     points = arenas.points_of(shuffled)
     assert [points[g.id] for g in GAMES] == [
         [2, 0], [2, 0], [0, 0], [5, 0], [1, 1], [0, 3], [0, 2], [2, 0], [0, 2], [1, 0],
@@ -405,9 +420,12 @@ def test_recompute_from_the_archives_rows(db_url):
     ids, listed = run(go())
     assert [g.room for g in listed] == ["room-g1", "room-g2", "room-g4", "room-g5", "room-g6"]
     by_id = {v: k for k, v in ids.items()}
-    got = [(r.rank, by_id[r.player], r.name, r.points, r.sheet) for r in arenas.recompute(listed)]
+    got = [
+        (r.rank, by_id[r.player], r.name, r.points, r.sheet, r.doubled)
+        for r in arenas.recompute(listed)
+    ]
     assert got == [
-        (1, "a", "A", 9, [2, 2, 5, 0]),
-        (2, "c", "C", 4, [0, 1, 3]),
-        (3, "b", "B", 1, [0, 0, 1]),
+        (1, "a", "A", 9, [2, 2, 5, 0], [False, False, True, False]),
+        (2, "c", "C", 4, [0, 1, 3], [False, False, False]),
+        (3, "b", "B", 1, [0, 0, 1], [False, False, False]),
     ]

@@ -158,9 +158,9 @@ def run_arena(lobby_nodes, tmp_path, players: int, seconds: float, kill: bool) -
     # The standings equal the archive's recomputation (players with games; order too).
     standings = [row for row in final["standings"] if row["games"]]
     again = recompute(games)
-    assert [(r["player"], r["points"], r["games"], r["sheet"]) for r in standings] == [
-        (r.player, r.points, r.games, r.sheet) for r in again
-    ]
+    assert [
+        (r["player"], r["points"], r["games"], r["sheet"], r["doubled"]) for r in standings
+    ] == [(r.player, r.points, r.games, r.sheet, r.doubled) for r in again]
     assert final["players"] == players
     # Games still running at the end counted; none started after it.
     late = [g for g in games if g.ended_ms > ends_ms]

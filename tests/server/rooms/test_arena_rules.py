@@ -55,6 +55,12 @@ def test_a_berserked_draw_earns_nothing_extra() -> None:
     assert A.score(2, "draw", True) == (2, 0)
 
 
+def test_doubled_marks_a_game_on_fire_that_earned_points() -> None:
+    assert A.doubled(2, "win") and A.doubled(5, "win") and A.doubled(2, "draw")
+    assert not A.doubled(2, "loss")  # nothing to double
+    assert not A.doubled(1, "win") and not A.doubled(0, "draw")
+
+
 def test_a_run_of_games_sheet_by_hand() -> None:
     # W W W D W W L W(berserk): 2 2 (fire) 4, draw on fire 2 (ends), 2 2 (fire), loss 0, 2+1.
     run: list[tuple[A.Result, bool]] = [

@@ -88,7 +88,7 @@ def test_join_refuses_an_unknown_or_ended_arena_and_a_pause_keeps_the_row(shared
             await arenas.join(ended.id, "p1", None, None)
         assert over.value.code == "arena-over" and await arenas.players(ended.id) == 0
         row = await arenas.join(spec.id, "p1", "Amy", 1612)
-        assert row == A.Row(1, "p1", "Amy", 0, 0, 0, 0, 0, False, 0, [], False, 1612)
+        assert row == A.Row(1, "p1", "Amy", 0, 0, 0, 0, 0, False, 0, [], [], False, 1612)
         assert (await wait(arenas, spec.id, "p1"))[0] == "waiting"
         paused = await arenas.pause(spec.id, "p1")
         assert paused is not None and paused.paused
@@ -264,6 +264,7 @@ def test_finish_scores_once_aborted_games_count_nothing_and_keep_the_streak(shar
             row = await arenas.row(spec.id, "a")
             assert row is not None and (row.sheet, row.points, row.games) == ([2, 2, 5], 9, 3)
             assert (row.wins, row.berserks, row.fire, row.rank) == (3, 1, True, 1)
+            assert row.doubled == [False, False, True]  # the third win, berserked: 4 + 1
             # An abort by b's missing first move pauses b at once.
             await arenas.finish(spec.id, "ab2", 0, ["a", "b"], None, [False, False], 40, 1)
             b = await arenas.row(spec.id, "b")
@@ -281,6 +282,33 @@ def test_finish_scores_once_aborted_games_count_nothing_and_keep_the_streak(shar
         finally:
             await pubsub.aclose()
             await listener.close()
+
+    scenario(shared_store, body)
+
+
+def test_each_row_says_which_games_points_were_doubled(shared_store):
+    """The row's ``doubled`` runs beside its sheet: the third win in a row and a draw on fire
+    are doubled; the loss that ends a streak and the games after it are not; an aborted game is
+    in neither."""
+
+    async def body(arenas: ArenaStore):
+        spec = await new_arena(arenas)
+        await joined(arenas, spec.id, "a", "b")
+        games: list[tuple[str, A.Result | None]] = [
+            ("g1", "win"), ("g2", "win"), ("g3", "win"), ("g4", "draw"), ("g5", "win"),
+            ("g6", "win"), ("ab", None), ("g7", "loss"), ("g8", "win"),
+        ]  # fmt: skip
+        lost: dict[A.Result, A.Result] = {"win": "loss", "draw": "draw", "loss": "win"}
+        for n, (room, r) in enumerate(games):
+            result = None if r is None else [r, lost[r]]
+            assert await arenas.finish(spec.id, room, 0, ["a", "b"], result, [False, False], n)
+        a, b = await arenas.row(spec.id, "a"), await arenas.row(spec.id, "b")
+        assert a is not None and b is not None
+        assert a.sheet == [2, 2, 4, 2, 2, 2, 0, 2]
+        assert a.doubled == [False, False, True, True, False, False, False, False]
+        # b: five losses, the draw, a win then (no streak before it).
+        assert (b.sheet, b.doubled) == ([0, 0, 0, 1, 0, 0, 2, 0], [False] * 8)
+        assert [r.doubled for r in await arenas.standings(spec.id)] == [a.doubled, b.doubled]
 
     scenario(shared_store, body)
 

@@ -62,6 +62,7 @@ def upgrade() -> None:
         sa.Column("berserks", sa.Integer, nullable=False),
         sa.Column("fire", sa.Boolean, nullable=False),
         sa.Column("sheet", sa.JSON, nullable=False),
+        sa.Column("doubled", sa.JSON, nullable=False),
         sa.Column("paused", sa.Boolean, nullable=False),
         sa.Column("rating", sa.Integer, nullable=True),
     )
