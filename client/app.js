@@ -19,6 +19,7 @@ import { FinishedGame } from "./finished.js";
 import { ensurePlayer } from "./identity.js";
 import { RoomReports } from "./reports.js";
 import { updateClocks } from "./clock.js";
+import { arenaMessage, renderArena, wireArena } from "./arenaroom.js";
 
 const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 const app = $("#app");
@@ -43,7 +44,7 @@ const ui = {
 let [board, counter] = [null, 0];
 const intentId = () => `c${Date.now().toString(36)}-${++counter}`;
 
-const conn = new Connection(room, { onMessage, onStatus });
+const conn = new Connection(room, { onMessage: (m) => arenaMessage(m) || onMessage(m), onStatus });
 // What the page reports unless the player turned it off (reports.js): a friend's link is a room
 // page opened without a seat token for the room.
 const reports = new RoomReports({ friendLink: !tokens.get(room) });
@@ -310,6 +311,7 @@ function render() {
   renderControls(s, v);
   renderShare(s, v);
   renderRatedness(s);
+  renderArena(s, v);
   const note = $("#notice");
   note.textContent = ui.note ? (ui.note.key ? t(ui.note.key, ui.note.vars) : ui.note.text) : "";
   show(note, Boolean(ui.note));
@@ -353,6 +355,7 @@ function wire() {
   });
 
   wireControls({ send, intentId, state: () => ui.shown, render, join: () => conn.join() });
+  wireArena({ send, raw: (m) => conn.send(m), socket: () => conn.ws, intentId });
   $("#flip").addEventListener("click", () => {
     ui.userFlip = !ui.userFlip;
     orient();

@@ -17,3 +17,13 @@ export function clockWords(clock) {
     ? t("clock.words", { each, plus: span(clock.increment_ms) })
     : t("clock.wordsFlat", { each });
 }
+
+// {initial_ms, increment_ms} -> "3+2" as the server labels a clock (server/rooms/clock.py:
+// quarter minutes as fractions, "½+0"; any other time in seconds, "4s+0").
+export function clockLabel(clock) {
+  const quarters = clock.initial_ms / 15000;
+  const initial = Number.isInteger(quarters)
+    ? `${Math.floor(quarters / 4) || (quarters % 4 ? "" : "0")}${["", "¼", "½", "¾"][quarters % 4]}`
+    : `${clock.initial_ms / 1000}s`;
+  return `${initial}+${clock.increment_ms / 1000}`;
+}

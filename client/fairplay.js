@@ -1,4 +1,4 @@
-// "Fair play" (/fair-play): what is rated, aborts, leaving, cooldowns and ratings, in the page's
+// "Fair play" (/fair-play): what is rated, aborts, leaving, cooldowns, ratings and arenas, in the page's
 // language. The text is docs/fairplay.md and docs/fairplay.ja.md, carried in the page.
 
 import { $, show } from "./dom.js";

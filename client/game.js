@@ -33,6 +33,9 @@ function draw() {
   $("#game-when").textContent = tn("archive.ended", g.plies, { when: when(g.ended_ms) });
   // The result at the top, in the words the replay uses at the last move.
   $("#game-result").textContent = resultText({ outcome: g.outcome, to_move: null }, [], (side) => t(`side.${side}`));
+  // An arena's game links to the arena's page (/t/{id}).
+  show($("#game-arena"), Boolean(g.arena));
+  if (g.arena) $("#game-arena-link").href = `/t/${encodeURIComponent(g.arena)}`;
 }
 
 // The replay is this page's body: closing it brings it back as the page opened (the first

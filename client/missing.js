@@ -1,12 +1,13 @@
 // The page an archive address answers (with 404) when it names nothing: /g/{id} of a game the
-// archive does not have, /p/{id} of a player never made or deleted. It says which, and why
-// that may be, in the page's language.
+// archive does not have, /p/{id} of a player never made or deleted, /t/{id} of no arena. It
+// says which, and why that may be, in the page's language.
 
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 import { startPage } from "./archivepage.js";
 
-const kind = location.pathname.startsWith("/p/") ? "player" : "game";
+const KINDS = { p: "player", t: "arena" };
+const kind = KINDS[location.pathname.split("/")[1]] || "game";
 
 function draw() {
   $("#missing-title").textContent = t(`missing.${kind}`);

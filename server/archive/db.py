@@ -189,10 +189,20 @@ class Database:
 def _upgrade(connection: Any) -> None:
     from alembic import command
     from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
 
     config = Config()
     config.set_main_option("script_location", "server.archive:migrations")
     config.attributes["connection"] = connection
+    known = {s.revision for s in ScriptDirectory.from_config(config).walk_revisions()}
+    newer = set(MigrationContext.configure(connection).get_current_heads()) - known
+    if newer:
+        # A later release migrated it and this node is of an earlier one (a rollback, or a
+        # node rescheduled mid-rollout). Migrations only add nullable columns and tables
+        # (migrations/versions/), so this release's statements still hold: carry on.
+        log.warning("archive at revision %s, of a later release: used as it is", sorted(newer))
+        return
     command.upgrade(config, "head")
 
 

@@ -52,6 +52,8 @@ async def write(db: Database, entry: Finished, record: str, now_ms: int) -> Writ
         "started_ms": entry.started_ms,
         "ended_ms": entry.ended_ms,
         "archived_ms": now_ms,
+        "arena": entry.arena or None,
+        "berserk": list(entry.berserk) or None,
     }
     async with db.write() as conn:
         key = and_(games.c.room == entry.room, games.c.game_no == entry.game_no)
@@ -201,6 +203,13 @@ class GameRow(msgspec.Struct):
     started_ms: int
     ended_ms: int
     seats: list[SeatRow]
+    arena: Annotated[
+        str | None, Meta(description="the arena it was played in (its page: /t/{arena}), or null")
+    ] = None
+    berserk: Annotated[
+        list[bool] | None,
+        Meta(description="an arena game's berserk by side [south, north]; null: not allowed"),
+    ] = None
 
 
 class StoredGame(GameRow):
@@ -234,6 +243,8 @@ async def game(db: Database, game_id: str) -> StoredGame | None:
             started_ms=row.started_ms,
             ended_ms=row.ended_ms,
             seats=[_seat(s) for s in seats],
+            arena=row.arena,
+            berserk=row.berserk,
             record=row.record,
         )
 

@@ -93,8 +93,13 @@ games = Table(
     Column("started_ms", BigInteger, nullable=False),
     Column("ended_ms", BigInteger, nullable=False),
     Column("archived_ms", BigInteger, nullable=False),
+    # a004: the arena the game was played in, and each side's berserk ([south, north]) where
+    # the arena allowed it; NULL for any other game and for games archived before.
+    Column("arena", String(16), nullable=True),
+    Column("berserk", JSON, nullable=True),
     UniqueConstraint("room", "game_no", name="games_room_game_no"),
     Index("games_ended", "ended_ms"),
+    Index("games_arena", "arena", "ended_ms"),
 )
 
 # Each side of each game: who sat there (a player, a name, the computer) and, for rated
@@ -135,4 +140,42 @@ analyses = Table(
     Column("key", String(64), primary_key=True),
     Column("analysis", Text, nullable=False),
     Column("created_ms", BigInteger, nullable=False),
+)
+
+# A finished arena (server/archive/arenas.py): its spec as created (server/rooms/arena.py
+# ``ArenaSpec``, JSON) and its final standings, written once when its last game is scored.
+arenas = Table(
+    "arenas",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("spec", JSON, nullable=False),
+    Column("starts_ms", BigInteger, nullable=False),
+    Column("ends_ms", BigInteger, nullable=False),
+    Column("finished_ms", BigInteger, nullable=False),
+    Column("players", Integer, nullable=False),
+    Index("arenas_finished", "finished_ms"),
+)
+
+# One line of a finished arena's standings. ``player`` is the player's id as it was: no
+# foreign key, so deleting a player leaves the standings whole (``name`` null, as an
+# anonymous seat shows).
+arena_rows = Table(
+    "arena_rows",
+    metadata,
+    Column("arena", String(16), ForeignKey("arenas.id", ondelete="CASCADE"), primary_key=True),
+    Column("player", String(24), primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("name", String(64), nullable=True),
+    Column("points", Integer, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("berserks", Integer, nullable=False),
+    Column("fire", Boolean, nullable=False),  # on a streak when the arena ended
+    Column("sheet", JSON, nullable=False),  # points per game, in the order played
+    Column("doubled", JSON, nullable=False),  # per game of sheet: its points were doubled
+    Column("paused", Boolean, nullable=False),
+    Column("rating", Integer, nullable=True),  # the rating the player joined with
+    Index("arena_rows_rank", "arena", "rank"),
 )

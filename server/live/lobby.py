@@ -224,6 +224,7 @@ class Lobby:
         are in flight for the join deadline (and until the next sweep after it)."""
         return (
             room.mode == "friend"
+            and not room.arena  # an arena's rooms are the arena's (server/live/arena.py)
             and room.game_no == 1
             and room.started_ms == room.created_ms
             and now_ms - room.created_ms <= self.settings.join_deadline_ms + LEASE_MS
@@ -233,7 +234,7 @@ class Lobby:
         """A room judged at its deadline (``server/live/flags.py``): a lobby game aborted by a
         missing first move is an offence of that side's (server/rooms/cooldowns.py)."""
         side = cooldowns.no_first_move(room, deadline_ms)
-        if side is not None and room.mode == "friend" and room.game_no == 1:
+        if side is not None and room.mode == "friend" and room.game_no == 1 and not room.arena:
             self._spawn(self.store.struck(room.id, side, self.rules()))
 
     async def joined(self, room_id: str, sides: list[int]) -> None:

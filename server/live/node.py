@@ -23,28 +23,28 @@ import time
 import uuid
 from typing import Any
 
-import msgspec
 from redis.exceptions import RedisError
 
 from server.archive.db import Database
 from server.computer.link import RemoteComputer
 from server.computer.pool import Computer
 from server.computer.replays import Offload
-from server.live import pairs, writes
+from server.live import dispatch, pairs, writes
 from server.live.archiving import Archiver
+from server.live.arena import Arenas
+from server.live.arenarounds import Rounds
 from server.live.arrivals import Arrivals
 from server.live.connection import Budget, Conn, context
 from server.live.fanout import Fanout
 from server.live.flags import Flags
-from server.live.handlers import HANDLERS
 from server.live.identity import Identities
 from server.live.lobby import Lobby
 from server.live.local import LocalRoom, StoreClock, room_expiry
 from server.live.presence import Presence
 from server.live.seats import ComputerSeats
-from server.ops import collector, health, metrics
+from server.ops import collector, metrics
 from server.ops.config import Settings
-from server.rooms import delta, seeks, stored, tally
+from server.rooms import delta, stored, tally
 from server.rooms import judge as rooms
 from server.rooms import protocol as P
 from server.rooms.notice import Notice, NoticeKind, encode_notice
@@ -101,6 +101,10 @@ class Node:
             settings, store, self.node_id, self.create_room, archive, self.identities
         )
         self.flags.judged = self.lobby.judged
+        self.arenas = Arenas(
+            settings, store, self.node_id, self.create_room, self.now, archive, self.identities
+        )
+        self.rounds = Rounds(settings, store, self.arenas, archive, self.now)
 
     # lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -117,6 +121,8 @@ class Node:
             self._tasks.append(asyncio.create_task(self.archiver.sweep_forever(), name="archive"))
         self._tasks.append(asyncio.create_task(self.flags.watch(), name="flags"))
         await self.lobby.start()
+        await self.arenas.start()
+        self._tasks.append(asyncio.create_task(self.rounds.run(), name="arena-rounds"))
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -127,6 +133,7 @@ class Node:
         if self.archiver is not None:
             await self.archiver.stop()
         await self.lobby.stop()
+        await self.arenas.stop()
         await self.flags.stop()
         await self.fanout.stop()
         self.computer.close()
@@ -217,6 +224,8 @@ class Node:
                 if self.archiver is not None and current.outcome is None and new.waiting:
                     if new.outcome is not None:  # a game ended: off to the archive
                         self.archiver.ended(new)
+                if new.arena and current.outcome is None and new.outcome is not None:
+                    self.arenas.ended(new)  # this write ended an arena game: scored once
                 for event in done.events:
                     await self.store.publish(
                         room_id, encode_notice(Notice(0, NoticeKind.EVENT, P.encode(event)))
@@ -307,55 +316,18 @@ class Node:
         return made
 
     def in_lobby(self, conn: Conn) -> bool:
-        return conn in self.lobby.known
+        return conn in self.lobby.known or conn in self.arenas.known
 
     async def detach(self, conn: Conn) -> None:
         await self.lobby.leave(conn)
+        await self.arenas.leave(conn)
         await self.presence.leave(conn)
         await conn.stop()
 
     # messages ----------------------------------------------------------------
     async def handle(self, conn: Conn, data: bytes | str) -> bool:
-        """Answer one message. False: the connection must be closed (abuse)."""
-        try:
-            msg = P.decode(data)
-        except msgspec.ValidationError as exc:
-            if self.budget.over(conn):
-                return False
-            conn.send_msg(
-                P.error("bad-message", f"The message does not match the protocol: {exc}.")
-            )
-            return True
-        except msgspec.DecodeError:
-            if self.budget.over(conn):
-                return False
-            conn.send_msg(P.error("bad-json"))
-            return True
-        if self.budget.over(conn, isinstance(msg, P.Ping)):
-            return False
-        intent_id = getattr(msg, "id", None)
-        started, result = time.perf_counter(), "ok"
-        try:
-            handler = HANDLERS.get(type(msg))
-            if isinstance(msg, seeks.LOBBY):
-                await self.lobby.handle(conn, msg)
-            elif handler is None:  # an intent that changes the room (answers sent in one write)
-                await conn.holding(self.intent(conn, msg), not self.settings.ack_replicas)
-            else:
-                await handler(self, conn, msg)
-        except Refused as r:
-            result = r.code
-            conn.send_msg(P.error(r.code, r.message, intent_id, r.retry_after_ms))
-        except RedisError as exc:  # the store is unreachable: nothing was acknowledged
-            result = "store-down"
-            health.STORE.failed(exc)  # logged once per outage
-            conn.send_msg(P.error("internal", "The store is unreachable; try again.", intent_id))
-        except Exception:  # a bug: say so, keep the connection
-            result = "internal"
-            log.exception("message %r failed", msg)
-            conn.send_msg(P.error("internal", id=intent_id))
-        metrics.intent(str(type(msg).__struct_config__.tag), result, started)
-        return True
+        """Answer one message (``server/live/dispatch.py``). False: close the connection."""
+        return await dispatch.handle(self, conn, data)
 
     def joined(self, conn: Conn, msg: Any) -> str:
         if conn.room is None:

@@ -101,6 +101,11 @@ _HELP = {
     "NYUMBA_PAIRINGS_PER_ADDRESS": "lobby pairings one client address may have waiting for its seat to be joined, all nodes together",
     "NYUMBA_ABORT_MS": "a clocked game is aborted if a side has not made its first move within this",
     "NYUMBA_REPORTS_PER_MINUTE": "reports one client address's pages may send per minute, per node (POST /api/reports)",
+    "NYUMBA_ARENAS": "the operator's arenas: game clock hourly|daily@HH:MM duration [rated|casual] [berserk], separated by ; (e.g. kalah 3+2 hourly 30m)",
+    "NYUMBA_ARENA_MIN_MS": "the shortest arena a player may create",
+    "NYUMBA_ARENA_ABSENT_MS": "an arena player with no waiting socket and no game this long is paused",
+    "NYUMBA_ARENA_REMATCH_MS": "two arena players who just played each other are paired again only after both waited this long",
+    "NYUMBA_ARENA_CREATOR_GAMES": "rated archived games a player without a passkey needs to create an arena",
 }
 
 
@@ -266,6 +271,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_format: Annotated[Literal["text", "json"], Meta(extra=_v("NYUMBA_LOG_FORMAT"))] = "text"
     access_log: Annotated[bool, Meta(extra=_v("NYUMBA_ACCESS_LOG"))] = False
     reports_per_minute: Annotated[int, _bounded(1, 1_000_000_000, "NYUMBA_REPORTS_PER_MINUTE")] = 20
+    # Arenas (server/live/arena.py; the rules in server/PROTOCOL.md, "Arenas")
+    arenas: Annotated[
+        str,
+        Meta(
+            pattern=r"^[^\n]{0,2000}$",
+            extra=_v("NYUMBA_ARENAS", "entries such as kalah 3+2 hourly 30m, separated by ;"),
+        ),
+    ] = ""
+    arena_min_ms: Annotated[int, _bounded(1000, 300 * 60_000, "NYUMBA_ARENA_MIN_MS")] = 60_000
+    arena_absent_ms: Annotated[int, _bounded(1000, 3_600_000, "NYUMBA_ARENA_ABSENT_MS")] = 60_000
+    arena_rematch_ms: Annotated[int, _bounded(0, 3_600_000, "NYUMBA_ARENA_REMATCH_MS")] = 5_000
+    arena_creator_games: Annotated[int, _bounded(0, 100_000, "NYUMBA_ARENA_CREATOR_GAMES")] = 5
 
     @property
     def public_origin(self) -> str:

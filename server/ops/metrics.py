@@ -48,6 +48,13 @@ each game once across nodes (``count``; the decisions are ``server/rooms/tally.p
                                                           socket (server/live/handlers.py)
     nyumba_handovers_total{game}, nyumba_reclaims_total{game}
     nyumba_lobby_pairings_total{game}                    (the lobby's hook: ``lobby_paired``)
+    nyumba_arenas_created_total{by}, nyumba_arenas_running    arenas made by a player or the
+                                                          schedule; running now (server/live/arena.py)
+    nyumba_arena_games_started_total{game}, nyumba_arena_games_finished_total{game,result}
+                                                          arena pairings, and their games scored
+                                                          (result: decisive, draw, aborted)
+    nyumba_arena_pairing_wait_seconds                    an arena player's wait: their
+                                                          ``arena-join`` to their ``arena-paired``
 
 What only the page sees, as the page reports it (``server/web/reports.py``; the player may
 turn it off):
@@ -228,6 +235,19 @@ RECONNECTIONS = Counter(
 HANDOVERS = Counter("nyumba_handovers", "Absent players' seats handed to the computer", ["game"])
 RECLAIMS = Counter("nyumba_reclaims", "Seats taken back from the computer", ["game"])
 LOBBY_PAIRINGS = Counter("nyumba_lobby_pairings", "Players paired by the lobby", ["game"])
+ARENAS_CREATED = Counter("nyumba_arenas_created", "Arenas created, by whom", ["by"])
+ARENAS_RUNNING = Gauge(
+    "nyumba_arenas_running", "Arenas running (pairing) now", multiprocess_mode="max"
+)
+ARENA_GAMES_STARTED = Counter("nyumba_arena_games_started", "Arena games paired", ["game"])
+ARENA_GAMES_FINISHED = Counter(
+    "nyumba_arena_games_finished", "Arena games scored, by result", ["game", "result"]
+)
+ARENA_PAIRING_WAIT = Histogram(
+    "nyumba_arena_pairing_wait_seconds",
+    "An arena player's wait, from the arena-join that made them wait to their pairing",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0),
+)
 
 PAGE_REPORTS = Counter(
     "nyumba_page_reports", "Reports the pages sent, by kind and reason", ["kind", "reason"]

@@ -12,9 +12,11 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Meta
 
+import engine
 from server.ops import dburl
 from server.ops.config import BadSetting, Settings, cores
 from server.ops.urls import seed_urls
+from server.rooms.arena import ScheduleError, parse_schedule
 
 
 class Variable(msgspec.Struct, frozen=True):
@@ -101,6 +103,12 @@ def convert(var: Variable, source: str, raw: Any) -> Any:
         try:
             dburl.parse(value)
         except dburl.BadDatabaseURL as exc:
+            raise BadSetting(f"{source}={raw!r} is not allowed: {exc}") from None
+    if var.field == "arenas":
+        try:
+            for entry in parse_schedule(value):  # each entry's game, clock, when and duration
+                engine.load(entry.game, **entry.options)
+        except (ScheduleError, engine.BadOptions) as exc:
             raise BadSetting(f"{source}={raw!r} is not allowed: {exc}") from None
     if var.field == "redis_url":
         try:

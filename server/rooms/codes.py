@@ -8,6 +8,8 @@ which they outgrew."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from server.rooms import seeks
 
 # Adjudications: how a game ended other than by the rules of play (``state.adjudication``,
@@ -47,6 +49,9 @@ ERRORS: dict[str, str] = {
     "room-full": "The room has as many visitors as it can take.",
     "internal": "The server could not handle that message; nothing changed.",
     **seeks.ERRORS,
+    # Arenas (server/PROTOCOL.md, "Arenas")
+    "no-arena": "There is no such arena.",
+    "arena-over": "That arena has ended: it pairs nobody any more.",
 }
 
 # Every code an HTTP answer's problem document can carry (``{code, message}``), with the
@@ -105,7 +110,19 @@ HTTP_ERRORS: dict[str, tuple[tuple[int, ...], str]] = {
         "a passkey whose signature counter did not move forward: another sign-in used it at the "
         "same moment, or it was copied",
     ),
+    "bad-arena": (
+        (400,),
+        "an arena creation that does not validate: its game, options, clock, start or duration "
+        "(the message says which)",
+    ),
+    "arena-not-allowed": (
+        (403,),
+        "creating an arena without a passkey or enough rated games (`NYUMBA_ARENA_CREATOR_GAMES`), "
+        "or without a player cookie",
+    ),
+    "arena-limit": ((409,), "creating an arena while one you created is upcoming or running"),
     "not-found": ((404,), "nothing at that path"),
+    "no-arena": ((404,), "no arena has that id"),
     "no-room": ((404,), "no such room (it may have expired)"),
     "no-analysis": (
         (404,),
@@ -180,3 +197,21 @@ def adjudication_table() -> str:
     rows = ["| adjudication | meaning |", "| --- | --- |"]
     rows += [f"| `{name}` | {meaning} |" for name, meaning in ADJUDICATIONS.items()]
     return "\n".join(rows) + "\n"
+
+
+def http_errors() -> dict[str, dict[str, Any]]:
+    """``HTTP_ERRORS`` as the schemas publish it: each code's statuses and when."""
+    return {c: {"statuses": list(s), "when": when} for c, (s, when) in HTTP_ERRORS.items()}
+
+
+def enum_adjudications(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schemas`` with every ``adjudication`` property typed as one of ``ADJUDICATIONS`` (or
+    null): the engine's Outcome, which cannot know the server's, declares a string."""
+    for schema in schemas.values():
+        field = schema.get("properties", {}).get("adjudication")
+        if field is not None:
+            nullable = "null" in str(field) or None in field.get("enum", ())
+            kept = {k: v for k, v in field.items() if k == "description"}
+            field.clear()
+            field.update(kept, enum=[*ADJUDICATIONS, *([None] if nullable else [])])
+    return schemas

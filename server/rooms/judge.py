@@ -21,6 +21,7 @@ import msgspec
 import engine
 from server.rooms import protocol as P
 from server.rooms.answers import Keep, keep, recall, remember
+from server.rooms.berserk import COMMANDS as ARENA
 from server.rooms.fairplay import finish
 from server.rooms.finished import Archived, archived, ended
 from server.rooms.leaving import COMMANDS as LEAVING
@@ -229,6 +230,8 @@ def offer(room: Room, pos: Position, intent: P.Offer, ctx: Context) -> Change:
     side = acting_side(room, pos, ctx.sides)
     kind = intent.kind
     if kind == "rematch":
+        if room.arena:
+            raise Refused("not-allowed", "An arena game has no rematch: the arena pairs you again.")
         if room.outcome is None:
             raise Refused("not-allowed", "A rematch starts after the game is over.")
         if room.mode != "friend":
@@ -362,4 +365,5 @@ COMMANDS: dict[type, Command] = {
     Archived: archived,
     **TIMED,
     **LEAVING,
+    **ARENA,
 }

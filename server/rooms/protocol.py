@@ -17,9 +17,9 @@ import msgspec
 from msgspec import Meta
 
 from engine.core import Choice, Outcome, Step
-from server.rooms import names, seeks
+from server.rooms import arena, names, seeks
 from server.rooms.clock import Clock
-from server.rooms.codes import ADJUDICATIONS, ERRORS, HTTP_ERRORS  # the closed lists, kept apart
+from server.rooms.codes import ADJUDICATIONS, ERRORS, enum_adjudications, http_errors
 from server.rooms.httpanswers import AnalysisStatus
 from server.rooms.moved import Moved
 
@@ -160,6 +160,14 @@ class Claim(_In, frozen=True, tag="claim"):
     id: IntentId | None = None
 
 
+class Berserk(_In, frozen=True, tag="berserk"):
+    """An arena game that allows it, before the sender's first move: halve its time for one
+    point more on a win (PROTOCOL.md, "Arenas")."""
+
+    room: RoomId
+    id: IntentId | None = None
+
+
 class Ping(_In, frozen=True, tag="ping"):
     """Keep-alive; answered with ``pong`` carrying the same ``n``."""
 
@@ -168,7 +176,8 @@ class Ping(_In, frozen=True, tag="ping"):
 
 ClientMessage = (
     Join | Move | Resign | Offer | Reply | Undo | HandOver | Reclaim | Hint | Abort | Claim
-    | Ping | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
+    | Berserk | Ping | seeks.Watch | seeks.Seek | seeks.Accept | seeks.Cancel
+    | arena.ArenaWatch | arena.ArenaJoin | arena.ArenaPause
 )  # fmt: skip
 
 
@@ -258,6 +267,9 @@ class State(_Out, frozen=True, tag="state"):
     # The side that aborted the game (``aborted``: its abort, missing first move, resignation,
     # flag, draw offer or claim) or left it (``abandoned``); None otherwise.
     ended_by: int | None = None
+    # An arena's game: the arena's id, and each side's berserk (null: the arena allows none).
+    arena: str | None = None
+    berserk: list[bool] | None = None
 
 
 class Ack(_Out, frozen=True, tag="ack"):
@@ -309,7 +321,8 @@ class Expiring(_Out, frozen=True, tag="expiring"):
 
 ServerMessage = (
     Welcome | State | Moved | Ack | Error | OfferMade | HintMove | Pong | Expiring
-    | seeks.Lobby | seeks.Seeking | seeks.Paired
+    | seeks.Lobby | seeks.Seeking | seeks.Paired | arena.ArenaView | arena.ArenaJoined
+    | arena.ArenaPaired
 )  # fmt: skip
 
 _decoder = msgspec.json.Decoder(ClientMessage)
@@ -348,24 +361,6 @@ def schema() -> dict[str, Any]:
         "adjudications": ADJUDICATIONS,
         "http": {"analysis": analysis, "errors": http_errors()},
     }
-
-
-def http_errors() -> dict[str, dict[str, Any]]:
-    """``HTTP_ERRORS`` as the schemas publish it: each code's statuses and when."""
-    return {c: {"statuses": list(s), "when": when} for c, (s, when) in HTTP_ERRORS.items()}
-
-
-def enum_adjudications(schemas: dict[str, Any]) -> dict[str, Any]:
-    """``schemas`` with every ``adjudication`` property typed as one of ``ADJUDICATIONS`` (or
-    null): the engine's Outcome, which cannot know the server's, declares a string."""
-    for schema in schemas.values():
-        field = schema.get("properties", {}).get("adjudication")
-        if field is not None:
-            nullable = "null" in str(field) or None in field.get("enum", ())
-            kept = {k: v for k, v in field.items() if k == "description"}
-            field.clear()
-            field.update(kept, enum=[*ADJUDICATIONS, *([None] if nullable else [])])
-    return schemas
 
 
 SCHEMA_FILE = "protocol.schema.json"

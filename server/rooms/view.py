@@ -99,6 +99,8 @@ def state_message(
         clock=state_clock(room, now_ms),
         rated=room.ratedness == RATED if room.ratedness else room.rated,
         unrated=room.ratedness if room.ratedness not in ("", RATED, CASUAL) else None,
+        arena=room.arena or None,
+        berserk=list(room.berserk) if room.berserk else None,
     )
 
 

@@ -69,6 +69,7 @@ from server.web import httpguard, quota, reports, static
 from server.web import players as identity
 from server.web.analysis import routes as analysis_routes
 from server.web.api import Health, RoomCreated, create_request
+from server.web.arenas import routes as arena_routes
 from server.web.httpguard import problem as _problem
 from server.web.lobby import routes as lobby_routes
 from server.web.openapi import document as openapi
@@ -338,6 +339,9 @@ def create_app(settings: Settings) -> Starlette:
         *archive_pages.routes(lambda: archive, functools.partial(static.page, client)),
         *identity.routes(archive, identities, settings),
         *lobby_routes(lambda: app.state.node.lobby, settings.quick_pools),
+        *arena_routes(
+            lambda: app.state.node, lambda: archive, functools.partial(static.page, client)
+        ),
         WebSocketRoute("/ws", socket),
         Route("/ws", socket_over_http),
         Mount(static.PREFIX + "/{version}", files),

@@ -12,7 +12,7 @@
     GET /api/players/{id}[?page=N] the player, their ratings, their games newest first (20 a page)
     GET /api/ratings/{game}?players=a,b   those players' ratings in a game (for the seats)
     GET /api/leaderboard/{game}    the best listed ratings in a game (server/ratings/standing.py)
-    GET /fair-play                 what is rated, aborts, leaving, cooldowns, ratings
+    GET /fair-play                 what is rated, aborts, leaving, cooldowns, ratings, arenas
                                    (client/fairplay.html; docs/fairplay.md)
 
 A database that does not answer is ``503 archive-down``; play goes on meanwhile. The pages

@@ -22,6 +22,8 @@ from server.rooms import protocol as P
 from server.rooms.codes import HTTP_STATUSES, http_codes
 from server.web.api import CreateRoom, Health, History, PageReport, Problem, RoomCreated
 from server.web.archivedoc import openapi_paths
+from server.web.arenas import WS_NOTE as ARENAS_NOTE
+from server.web.arenas import with_arenas
 from server.web.lobby import WS_NOTE, with_lobby
 from server.web.shapes import PASSKEY_OPTIONS, REPLAY_VIEW, create_room_schema
 
@@ -46,7 +48,7 @@ SOCKET = (
     "400 bad-upgrade, 403 cross-site, forbidden or too-many-sockets, 429 rate-limited (with "
     "Retry-After), and `GET /ws` without an upgrade 426 upgrade-required. Every code a Problem "
     "can carry, with its statuses, is the Problem schema's `x-codes`; a method a path does not "
-    "take is answered 405 method-not-allowed (with Allow)." + WS_NOTE
+    "take is answered 405 method-not-allowed (with Allow)." + WS_NOTE + ARENAS_NOTE
 )
 
 
@@ -80,7 +82,8 @@ def _example_record() -> dict[str, Any]:
 
 def document(version: str = "1") -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document."""
-    archive_paths, archive_types = with_lobby(openapi_paths(problems))  # players, archive, lobby
+    # players, archive, lobby, arenas
+    archive_paths, archive_types = with_arenas(with_lobby(openapi_paths(problems)))
     (*_, report), components = msgspec.json.schema_components(
         [CreateRoom, RoomCreated, Problem, History, Health, list[engine.Profile]]
         + archive_types

@@ -75,8 +75,9 @@ def frame(payload: bytes, opcode: int = 0x1) -> bytes:
 
 
 class _Proto(asyncio.Protocol):
-    def __init__(self, on_message: Callable[[Msg], None]):
+    def __init__(self, on_message: Callable[[Any], None], decode: Callable[[bytes], Any]):
         self.on_message = on_message
+        self.decode = decode
         self.buf = bytearray()
         self.handshaken: asyncio.Future = asyncio.get_running_loop().create_future()
         self.closed: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -117,7 +118,7 @@ class _Proto(asyncio.Protocol):
             start = pos + head
             pos = start + n
             if opcode == 0x1 or opcode == 0x2:
-                self.on_message(_decode(buf[start:pos]))
+                self.on_message(self.decode(buf[start:pos]))
             elif opcode == 0x9:  # ping
                 self.transport.write(frame(bytes(buf[start:pos]), 0xA))
             elif opcode == 0x8:
@@ -147,11 +148,15 @@ class RawSocket:
         on_message: Callable[[Msg], None],
         headers: dict[str, str] | None = None,
         local_addr: tuple[str, int] | None = None,
+        decode: Callable[[bytes], Any] = _decode,  # another bench's fields (arena.py)
     ) -> RawSocket:
         parts = urlsplit(url)
         loop = asyncio.get_running_loop()
         _, proto = await loop.create_connection(
-            lambda: _Proto(on_message), parts.hostname, parts.port or 80, local_addr=local_addr
+            lambda: _Proto(on_message, decode),
+            parts.hostname,
+            parts.port or 80,
+            local_addr=local_addr,
         )
         key = base64.b64encode(os.urandom(16)).decode()
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())

@@ -143,6 +143,28 @@ def play_out(pages, max_plies=600, timeout=120.0):
     return plies
 
 
+def moves_each(pages, n=2, timeout=30.0):
+    """Whoever may move plays a lit pit until each page's side has made ``n`` moves (an arena
+    or rated game with fewer a side is aborted; Kalah's extra turns give one side several
+    moves in a row)."""
+    made = {id(p): 0 for p in pages}
+    deadline = time.monotonic() + timeout
+    while min(made.values()) < n:
+        assert time.monotonic() < deadline, f"moves made: {made}"
+        mover = next((p for p in pages if attr(p, "myturn") == "1"), None)
+        if mover is None:
+            time.sleep(0.02)
+            continue
+        before = attr(mover, "version")
+        play_first(mover)
+        mover.wait_for_function(
+            "v => document.querySelector('#app').dataset.version !== v", arg=before
+        )
+        made[id(mover)] += 1
+    for p in pages:
+        wait_settled(p)
+
+
 def play_move(page, move):
     """Play `move` by its notation through the "list of moves" buttons."""
     wait_settled(page)

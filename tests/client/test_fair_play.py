@@ -1,5 +1,5 @@
 """The Fair play page and the provisional mark, in Chromium: the start page links to
-/fair-play, which reads in English and Japanese (and passes axe); a provisional rating is marked
+/fair-play, which reads in English and Japanese, arenas' rules too (and passes axe); a provisional rating is marked
 "?" with its meaning in the page's language on a player's page and on a game's page, as the API
 says (``provisional``, ``deviation_after``, ``last_ms``)."""
 
@@ -48,6 +48,13 @@ def archived(tmp_path_factory, key_prefix):
 def test_the_start_page_links_fair_play_which_reads_in_both_languages(open_page):
     from test_accessibility import axe_findings
 
+    arenas = {  # the Arenas section: its heading and its rules' words
+        "en": ("Arenas", ["a win 2, a draw 1", "two wins in a row", "halve your remaining time",
+                          "gives nobody points", "60 seconds", "paused at once",
+                          "exactly as a lobby game", "reached their points first"]),
+        "ja": ("アリーナ", ["勝ち 2、引き分け 1", "2 連勝", "残り時間を半分", "誰にも得点を与えず",
+                          "60 秒", "すぐに休憩", "ロビーの対局とまったく同じ", "先に達した順"]),
+    }  # fmt: skip
     for lang, heading, words in (
         ("en", "What is rated", "under 80"),
         ("ja", "レーティング対局になるもの", "80 未満"),
@@ -60,6 +67,10 @@ def test_the_start_page_links_fair_play_which_reads_in_both_languages(open_page)
         article = f"#fairplay-{lang}"
         assert start.is_visible(article)
         assert heading in start.inner_text(article) and words in start.inner_text(article)
+        title, rules = arenas[lang]
+        section = start.inner_text(f"#arenas-{lang}") + start.inner_text(f"#arenas-{lang} ~ ul")
+        assert section.startswith(title) and all(w in section for w in rules), section
+        assert start.get_attribute(f"{article} a[href='/arenas']", "href") == "/arenas"
         assert start.title() == ("nyumba · Fair play" if lang == "en" else "nyumba · フェアプレー")
         assert axe_findings(start) == []
 

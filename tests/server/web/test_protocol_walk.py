@@ -165,7 +165,7 @@ def test_openapi_covers_every_route_and_its_bodies_are_the_servers(server):
     # the client's pages and files (server/web/static.py), the archive's pages
     pages = {"/", "/r/{room}", "/static/rules.html", "/static/v/{version}", "/static"}
     pages |= {"/g/{id}", "/p/{id}", "/leaderboard", "/privacy", "/leaderboard/{game}"}
-    pages |= {"/fair-play"}
+    pages |= {"/fair-play", "/arenas", "/t/{id}"}
     pages |= {"/ws"}  # a WebSocket, not an HTTP operation: the document's description points to it
     for route in app.routes:
         path = getattr(route, "path", "")
