@@ -29,11 +29,11 @@ from wsclient import Client, create_room
 
 from server.rooms.layout import CURRENT, PREVIOUS, UNSET, mark
 
-# The release before this one (main before a clocked move's record carried the clock, layout
-# 4): it reads layouts 1-3 and writes 2 or 3 as the store's flag says. The one before it
-# (8597019, when the layouts got their numbers) wrote 2 and knew nothing of the flag. The next
-# release that makes a layout records its own here.
-PREVIOUS_RELEASE = "070012019b94ecba8623ff75e6f2d7d92ebfcc8e"
+# The release before this one (main with the arenas, before a clocked move's record carried
+# the clock, layout 4): it reads layouts 1-3 and writes 2 or 3 as the store's flag says. The
+# one before it (8597019, when the layouts got their numbers) wrote 2 and knew nothing of the
+# flag. The next release that makes a layout records its own here.
+PREVIOUS_RELEASE = "282a84ca1273a9af2a439863b8a3196eb5cf6989"
 ENV = {
     "NYUMBA_TICK_MS": "300",
     "NYUMBA_ARCHIVE_RETRY_MS": "500",
