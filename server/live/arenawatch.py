@@ -77,6 +77,13 @@ class ArenaWatchers:
         watched.status = view.status
         conn.send(P.encode(msgspec.structs.replace(view, me=await self._me(spec, rows, player))))
 
+    async def again(self, conn: Conn, arena: str, on: bool) -> None:
+        """A resent ``arena`` (its id answered already): the full view once more if the
+        connection still watches the arena; nothing else changes."""
+        watched = self.arenas.get(arena)
+        if on and watched is not None and conn in watched.conns:
+            await self.watch(conn, watched.spec, True, watched.conns[conn])
+
     def drop(self, conn: Conn) -> None:
         for arena in self.of.pop(conn, set()):
             self._drop_one(conn, arena, keep=True)

@@ -228,9 +228,14 @@ class ArenaStore:
             return kind, decode_pairing(_bytes(out[1]))
         return (kind if kind == "waiting" else _text(out[1])), None
 
-    async def unwait(self, arena: str, player: str) -> None:
-        """The player's waiting socket closed: no longer waiting (still joined)."""
-        await self._run(self._unwait, arena, player)
+    async def unwait(
+        self, arena: str, player: str, node_id: str | None = None, token_hash: str = ""
+    ) -> bool:
+        """The player's waiting socket closed: no longer waiting (still joined). With
+        ``node_id``: only if they wait there with ``token_hash`` (else another socket of theirs
+        waits since). False: not unlisted."""
+        more = () if node_id is None else (node_id, token_hash)
+        return bool(await self._run(self._unwait, arena, player, *more))
 
     async def refresh(
         self, node_id: str, lease_ms: int, arenas: Iterable[str] | None = None

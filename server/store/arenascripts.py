@@ -134,12 +134,16 @@ return {cjson.encode(s), redis.call('ZRANK', K .. 'order', p)}
 """
 )
 
-# ARGV: K, CH, id, player. The player's waiting socket closed.
+# ARGV: K, CH, id, player[, node, token hash]. The player's waiting socket closed: no longer
+# waiting — with a node and token hash, only if their waiter is still that socket's (not one
+# of another tab or node since). Returns 1 (unlisted) or 0.
 UNWAIT = (
     _COMMON
     + """
+local w = waiter(ARGV[4])
+if not w or (ARGV[5] and (w.node ~= ARGV[5] or w.token_hash ~= ARGV[6])) then return 0 end
 unwait(ARGV[4])
-return 0
+return 1
 """
 )
 
