@@ -61,6 +61,7 @@ from server.rooms.arena import (
     encode,
 )
 from server.store.arenascripts import (
+    CLAIM,
     CREATE,
     FINAL,
     FINISH,
@@ -131,6 +132,7 @@ class ArenaStore:
         self._unwait, self._wait, self._refresh = script(UNWAIT), script(WAIT), script(REFRESH)
         self._sweep, self._finish = script(SWEEP), script(FINISH)
         self._standings, self._final = script(STANDINGS), script(FINAL)
+        self._claim = link.script(CLAIM)
 
     def keys(self, arena: str) -> str:
         """The prefix of the arena's keys (all in the slot ``{arena:<id>}``)."""
@@ -144,14 +146,31 @@ class ArenaStore:
         k = self.keys(arena)
         return await script(keys=[k + "meta"], args=[k, self.channel(arena), arena, *args])
 
+    def creator_key(self, player: str) -> str:
+        """The player's claim on their one upcoming-or-running arena (its id, until its end)."""
+        return f"{self.prefix}arena:{{arenas}}:by:{player}"
+
     async def create(self, spec: ArenaSpec) -> bool:
-        """Create the arena (False: its id exists already), then list it in the index."""
+        """Create the arena (False: its id exists already), then list it in the index. A
+        player's (``spec.by``) is listed only with their claim, taken in the same step: while
+        another arena of theirs is upcoming or running, this one is removed unlisted and
+        ``ArenaRefused`` ``arena-limit`` raised (however many ask at once, one is made)."""
         made = await self._run(
             self._create, spec.id, encode(spec), spec.starts_ms, spec.ends_ms, spec.created_ms
         )
-        if made:
+        if not made:
+            return False
+        if spec.by is None:
             await self.link.execute("ZADD", self.index, spec.starts_ms, spec.id)
-        return bool(made)
+            return True
+        held = await self._claim(
+            keys=[self.index, self.creator_key(spec.by)],
+            args=[spec.id, spec.starts_ms, spec.ends_ms],
+        )
+        if held:  # unlisted, its id never shown: nobody knows of it
+            await self.link.execute("DEL", self.keys(spec.id) + "meta")
+            raise ArenaRefused("arena-limit", f"Your arena {_text(held)} is upcoming or running.")
+        return True
 
     async def get(self, arena: str) -> ArenaSpec | None:
         raw = await self.link.execute("HGET", self.keys(arena) + "meta", "spec")

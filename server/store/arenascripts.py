@@ -89,6 +89,20 @@ return 1
 """
 )
 
+# KEYS: the index, the creator's claim (both in the slot ``{arenas}``). ARGV: id, starts_ms,
+# ends_ms. The creator's one upcoming-or-running arena: claimed until its end and listed, in
+# one step. Returns '' (claimed, listed) or the id of the creator's arena that holds the claim.
+CLAIM = """
+local held = redis.call('GET', KEYS[2])
+if held then return held end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local life = math.max(tonumber(ARGV[3]) - now, 1)
+redis.call('SET', KEYS[2], ARGV[1], 'PX', string.format('%d', life))
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return ''
+"""
+
 # ARGV: K, CH, id, player, name JSON, rating JSON. Returns {'ok', sheet, rank (0-based)} |
 # {'no-arena'} | {'arena-over'}.
 JOIN = (
