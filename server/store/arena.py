@@ -337,6 +337,20 @@ class ArenaStore:
         )
         return None if rank is None or raw is None else _row(int(rank) + 1, player, _bytes(raw))
 
+    async def rows(self, arena: str, players: list[str]) -> dict[str, Row]:
+        """The rows of ``players`` (those joined), by player, in one round trip."""
+        if not players:
+            return {}
+        k = self.keys(arena)
+        out = await self.link.execute_many(
+            [c for p in players for c in (("ZRANK", k + "order", p), ("HGET", k + "sheets", p))]
+        )
+        return {
+            p: _row(int(rank) + 1, p, _bytes(raw))
+            for p, rank, raw in zip(players, out[::2], out[1::2], strict=True)
+            if rank is not None and raw is not None
+        }
+
     async def playing(self, arena: str, count: int = 20) -> list[ArenaGame]:
         """Games in progress (at most ``count``), the oldest first."""
         raw = await self.link.execute("HVALS", self.keys(arena) + "games")
