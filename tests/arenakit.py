@@ -1,6 +1,6 @@
-"""Arenas in the store for tests: arenas on the store's clock, and a crowd of players pairing
-and playing through several connections at once (``crowd``), with what it saw checked against
-the store's own record (``check_crowd``)."""
+"""Arenas in the store for tests: scenarios over stores of their own (``scenario``), arenas on
+the store's clock, and a crowd of players pairing and playing through several connections at
+once (``crowd``), with what it saw checked against the store's own record (``check_crowd``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from asynckit import run
+
 from server.rooms import arena as A
 from server.rooms.clock import Control
 from server.store.arena import ArenaStore
+from server.store.store import Store
 
 LEASE_MS = 30_000
 
@@ -30,6 +33,31 @@ async def until_store_ms(link, at_ms: int, timeout: float = 10.0) -> None:
     while await store_ms(link) < at_ms:
         assert time.monotonic() < deadline, f"the store's clock never reached {at_ms}"
         await asyncio.sleep(0.01)
+
+
+def scenario(shared_store, body, connections: int = 1):
+    """Run ``body(arenas, *more)`` over ``connections`` stores of their own with one prefix."""
+
+    async def go():
+        prefix = f"ta{uuid.uuid4().hex[:6]}:"
+        stores = [Store(shared_store, prefix) for _ in range(connections)]
+        for s in stores:
+            await s.start()
+        try:
+            return await body(*(ArenaStore(s.link, s.prefix, s.sharded) for s in stores))
+        finally:
+            cursor = None
+            while cursor != 0:  # a shared Redis keeps nobody's keys: only this prefix's
+                cursor, found = await stores[0].link.execute(
+                    "SCAN", cursor or 0, "MATCH", prefix + "*", "COUNT", 1000
+                )
+                cursor = int(cursor)
+                if found:
+                    await stores[0].link.execute("DEL", *found)
+            for s in stores:
+                await s.close()
+
+    return run(go())
 
 
 async def new_arena(

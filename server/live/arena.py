@@ -37,6 +37,7 @@ from redis.exceptions import RedisError
 
 from server.archive import standings
 from server.archive.db import DOWN, Database
+from server.live.answers import Answers, Refusal
 from server.live.arenawatch import ArenaWatchers
 from server.live.connection import Conn
 from server.live.identity import DEADLINE_S, Identities
@@ -96,6 +97,7 @@ class Arenas:
         self.subscribed: set[str] = set()
         self.known: set[Conn] = set()  # connections that used the arenas (no join deadline)
         self.watchers = ArenaWatchers(self.store, self.spec, now)
+        self.answers = Answers()  # each socket's answers to its intent ids (their resends)
         self.pubsub = store.pubsub()
         self.pubsub.deliver = self.on_message
         self._tasks: list[asyncio.Task[None]] = []
@@ -133,12 +135,30 @@ class Arenas:
 
     # the connection's messages --------------------------------------------------------
     async def handle(self, conn: Conn, msg: Any) -> None:
+        """Judge the message; a resent intent id is answered as it was, and judged no more."""
         self.known.add(conn)
+        kept = self.answers.of(conn, msg.id)
+        if kept is None:
+            try:
+                return await self._judge(conn, msg)
+            except Refused as refused:
+                self.answers.refused(conn, msg.id, refused)
+                raise
+        for answer in kept:
+            if isinstance(answer, Refusal):
+                raise answer.again()
+            if isinstance(answer, A.ArenaWatch):  # still watching: the view now, in full
+                await self.watchers.again(conn, answer.arena, answer.on)
+            else:
+                conn.send_msg(answer)
+
+    async def _judge(self, conn: Conn, msg: Any) -> None:
         spec = await self.spec(msg.arena)
         await self.follow(spec.id)
         who = await self._player(conn)
         if isinstance(msg, A.ArenaWatch):
             await self.watchers.watch(conn, spec, msg.on, who[0] if who else None)
+            self.answers.keep(conn, msg.id, msg)
             return
         if who is None:
             raise Refused("not-identified", "Only an identified player can play in an arena.")
@@ -147,7 +167,7 @@ class Arenas:
             if isinstance(msg, A.ArenaPause):
                 self._forget(spec.id, player)
                 await self.store.pause(spec.id, player)
-                conn.send_msg(A.ArenaJoined(arena=spec.id, paused=True, id=msg.id))
+                self._answer(conn, msg.id, A.ArenaJoined(arena=spec.id, paused=True, id=msg.id))
                 self.watchers.changed(spec.id)
                 return
             rating = await self._rating(player, spec.game)
@@ -161,8 +181,12 @@ class Arenas:
         self.waiting[(spec.id, player)] = waiter
         self.of_conn.setdefault(conn, set()).add((spec.id, player))
         self.watchers.changed(spec.id)
-        conn.send_msg(A.ArenaJoined(arena=spec.id, paused=False, id=msg.id))
+        self._answer(conn, msg.id, A.ArenaJoined(arena=spec.id, paused=False, id=msg.id))
         await self._wait(spec.id, player, waiter)
+
+    def _answer(self, conn: Conn, intent_id: str | None, answer: msgspec.Struct) -> None:
+        self.answers.keep(conn, intent_id, answer)
+        conn.send_msg(answer)
 
     async def _player(self, conn: Conn) -> tuple[str, str | None] | None:
         if self.identities is None or not conn.session:
@@ -204,22 +228,14 @@ class Arenas:
         """The connection closed: it no longer waits, nor watches."""
         self.known.discard(conn)
         self.watchers.drop(conn)
+        self.answers.drop(conn)
         for arena, player in self.of_conn.pop(conn, set()):
             waiter = self.waiting.get((arena, player))
             if waiter is not None and waiter.conn is conn:
                 del self.waiting[(arena, player)]
+                # No longer waiting — unless on another socket since (another tab, node).
                 with contextlib.suppress(RedisError):  # else its lease runs out (LEASE_MS)
-                    await self._unwait(arena, player, waiter)
-
-    async def _unwait(self, arena: str, player: str, waiter: Waiter) -> None:
-        """No longer waiting — unless the player waits on another socket since (another tab,
-        another node): the store's waiter is this socket's only if its node and token are."""
-        raw = await self.store.link.execute("HGET", self.store.keys(arena) + "waiter", player)
-        listed = json.loads(raw) if raw else {}
-        if listed.get("node") == self.node_id and listed.get("token_hash") == R.hash_token(
-            waiter.token
-        ):
-            await self.store.unwait(arena, player)
+                    await self.store.unwait(arena, player, self.node_id, R.hash_token(waiter.token))
 
     def _token(self, arena: str, player: str) -> str:
         """The player's seat token on this node in this arena: one for all their games here,
@@ -262,22 +278,13 @@ class Arenas:
         for index, waiter in ours:
             metrics.ARENA_PAIRING_WAIT.observe(time.monotonic() - waiter.since)
             other = pairing.sides[1 - index]
-            waiter.conn.send_msg(
-                A.ArenaPaired(
-                    arena=spec.id,
-                    room=pairing.room,
-                    url=f"/r/{pairing.room}",
-                    side=index,
-                    token=waiter.token,
-                    opponent=other.name,
-                    game=spec.game,
-                    options=spec.options,
-                    clock=spec.clock,
-                    rated=spec.rated,
-                    berserk=spec.berserk,
-                    id=waiter.intent_id,
-                )  # fmt: skip
-            )
+            paired = A.ArenaPaired(
+                arena=spec.id, room=pairing.room, url=f"/r/{pairing.room}", side=index,
+                token=waiter.token, opponent=other.name, game=spec.game, options=spec.options,
+                clock=spec.clock, rated=spec.rated, berserk=spec.berserk, id=waiter.intent_id,
+            )  # fmt: skip
+            self.answers.add(waiter.conn, waiter.intent_id, paired)  # its resend: this again
+            waiter.conn.send_msg(paired)
         self.watchers.changed(spec.id)
 
     def on_message(self, channel: bytes, data: bytes) -> None:

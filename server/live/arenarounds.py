@@ -26,6 +26,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from redis.exceptions import RedisError
@@ -84,8 +85,9 @@ class Rounds:
         now = self.now()
         listed = await store.listing(now)
         live = [spec for spec in listed if now >= spec.starts_ms]
-        running = sum(1 for spec in live if now < spec.ends_ms)
-        metrics.ARENAS_RUNNING.set(running)
+        counted = Counter(A.status(spec, now, False) for spec in listed)
+        for status in ("upcoming", "running", "ending"):
+            metrics.ARENAS.labels(status).set(counted[status])
         if not live:
             return
         new_room = lambda: secrets.token_urlsafe(12)  # noqa: E731

@@ -5,8 +5,10 @@ standings, the games in progress, its own row), then an update at most every ``F
 the arena changes: the top rows that changed since the last update, the games in progress (at
 most ``PLAYING``), its own row. What changes an arena is its news (the channel: a join, a
 pairing, a score, the end) and its clock (the start, the end): a view is read from the store
-once per update and arena, however many watch it and however much happened meanwhile. Once the
-arena is final the view carries its podium, and the watchers are sent it once more.
+once per update and arena, however many watch it and however much happened meanwhile, and so
+are the watchers' own rows: all of them at once up to ``ALL_ROWS`` players, else theirs alone,
+``OWN_ROWS`` to a round trip. Once the arena is final the view carries its podium, and the
+watchers are sent it once more.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -32,6 +34,7 @@ FLUSH_S = 0.5  # a watcher gets at most 2 updates a second
 TOP = 20  # standings rows in a view
 PLAYING = 20  # games in progress in a view
 ALL_ROWS = 500  # up to this many players, every row is read at once (the watchers' own rows)
+OWN_ROWS = 1000  # above it, the watchers' own rows are read this many to a round trip
 
 
 @dataclass(slots=True, eq=False)
@@ -76,6 +79,13 @@ class ArenaWatchers:
         watched.top = {row.player: row for row in view.standings}
         watched.status = view.status
         conn.send(P.encode(msgspec.structs.replace(view, me=await self._me(spec, rows, player))))
+
+    async def again(self, conn: Conn, arena: str, on: bool) -> None:
+        """A resent ``arena`` (its id answered already): the full view once more if the
+        connection still watches the arena; nothing else changes."""
+        watched = self.arenas.get(arena)
+        if on and watched is not None and conn in watched.conns:
+            await self.watch(conn, watched.spec, True, watched.conns[conn])
 
     def drop(self, conn: Conn) -> None:
         for arena in self.of.pop(conn, set()):
@@ -131,6 +141,14 @@ class ArenaWatchers:
             return rows.get(player)
         return await self.store.row(spec.id, player)
 
+    async def _own_rows(self, arena: str, players: Iterable[str | None]) -> dict[str, A.Row]:
+        """The rows of the watchers' players, ``OWN_ROWS`` to a round trip (not one each)."""
+        wanted = list(dict.fromkeys(p for p in players if p is not None))
+        rows: dict[str, A.Row] = {}
+        for start in range(0, len(wanted), OWN_ROWS):
+            rows.update(await self.store.rows(arena, wanted[start : start + OWN_ROWS]))
+        return rows
+
     async def flush(self) -> int:
         """Send each arena that changed (or whose status did) its update: read once, each
         watcher given its own row; how many were sent."""
@@ -154,8 +172,10 @@ class ArenaWatchers:
             for row in view.standings:
                 watched.top[row.player] = row
             watched.status = view.status
+            if rows is None:
+                rows = await self._own_rows(watched.spec.id, watched.conns.values())
             for conn, player in list(watched.conns.items()):
-                me = await self._me(watched.spec, rows, player)
+                me = None if player is None else rows.get(player)
                 conn.send(P.encode(msgspec.structs.replace(view, me=me)))
                 sent += 1
         return sent

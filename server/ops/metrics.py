@@ -48,8 +48,10 @@ each game once across nodes (``count``; the decisions are ``server/rooms/tally.p
                                                           socket (server/live/handlers.py)
     nyumba_handovers_total{game}, nyumba_reclaims_total{game}
     nyumba_lobby_pairings_total{game}                    (the lobby's hook: ``lobby_paired``)
-    nyumba_arenas_created_total{by}, nyumba_arenas_running    arenas made by a player or the
-                                                          schedule; running now (server/live/arena.py)
+    nyumba_arenas_created_total{by}                      arenas made by a player or the schedule
+    nyumba_arenas{status}                                arenas not finished now, by status:
+                                                          upcoming, running (pairing), ending
+                                                          (games left) (server/live/arenarounds.py)
     nyumba_arena_games_started_total{game}, nyumba_arena_games_finished_total{game,result}
                                                           arena pairings, and their games scored
                                                           (result: decisive, draw, aborted)
@@ -236,8 +238,11 @@ HANDOVERS = Counter("nyumba_handovers", "Absent players' seats handed to the com
 RECLAIMS = Counter("nyumba_reclaims", "Seats taken back from the computer", ["game"])
 LOBBY_PAIRINGS = Counter("nyumba_lobby_pairings", "Players paired by the lobby", ["game"])
 ARENAS_CREATED = Counter("nyumba_arenas_created", "Arenas created, by whom", ["by"])
-ARENAS_RUNNING = Gauge(
-    "nyumba_arenas_running", "Arenas running (pairing) now", multiprocess_mode="max"
+ARENAS = Gauge(
+    "nyumba_arenas",
+    "Arenas not finished now, by status (upcoming, running, ending)",
+    ["status"],
+    multiprocess_mode="max",
 )
 ARENA_GAMES_STARTED = Counter("nyumba_arena_games_started", "Arena games paired", ["game"])
 ARENA_GAMES_FINISHED = Counter(

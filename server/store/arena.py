@@ -62,6 +62,7 @@ from server.rooms.arena import (
     encode,
 )
 from server.store.arenascripts import (
+    CLAIM,
     CREATE,
     FINAL,
     FINISH,
@@ -136,6 +137,7 @@ class ArenaStore:
         self._unwait, self._wait, self._refresh = script(UNWAIT), script(WAIT), script(REFRESH)
         self._sweep, self._finish = script(SWEEP), script(FINISH)
         self._standings, self._final = script(STANDINGS), script(FINAL)
+        self._claim = link.script(CLAIM)
 
     def keys(self, arena: str) -> str:
         """The prefix of the arena's keys (all in the slot ``{arena:<id>}``)."""
@@ -149,14 +151,31 @@ class ArenaStore:
         k = self.keys(arena)
         return await script(keys=[k + "meta"], args=[k, self.channel(arena), arena, *args])
 
+    def creator_key(self, player: str) -> str:
+        """The player's claim on their one upcoming-or-running arena (its id, until its end)."""
+        return f"{self.prefix}arena:{{arenas}}:by:{player}"
+
     async def create(self, spec: ArenaSpec) -> bool:
-        """Create the arena (False: its id exists already), then list it in the index."""
+        """Create the arena (False: its id exists already), then list it in the index. A
+        player's (``spec.by``) is listed only with their claim, taken in the same step: while
+        another arena of theirs is upcoming or running, this one is removed unlisted and
+        ``ArenaRefused`` ``arena-limit`` raised (however many ask at once, one is made)."""
         made = await self._run(
             self._create, spec.id, encode(spec), spec.starts_ms, spec.ends_ms, spec.created_ms
         )
-        if made:
+        if not made:
+            return False
+        if spec.by is None:
             await self.link.execute("ZADD", self.index, spec.starts_ms, spec.id)
-        return bool(made)
+            return True
+        held = await self._claim(
+            keys=[self.index, self.creator_key(spec.by)],
+            args=[spec.id, spec.starts_ms, spec.ends_ms],
+        )
+        if held:  # unlisted, its id never shown: nobody knows of it
+            await self.link.execute("DEL", self.keys(spec.id) + "meta")
+            raise ArenaRefused("arena-limit", f"Your arena {_text(held)} is upcoming or running.")
+        return True
 
     async def get(self, arena: str) -> ArenaSpec | None:
         raw = await self.link.execute("HGET", self.keys(arena) + "meta", "spec")
@@ -233,9 +252,14 @@ class ArenaStore:
             return kind, decode_pairing(_bytes(out[1]))
         return (kind if kind == "waiting" else _text(out[1])), None
 
-    async def unwait(self, arena: str, player: str) -> None:
-        """The player's waiting socket closed: no longer waiting (still joined)."""
-        await self._run(self._unwait, arena, player)
+    async def unwait(
+        self, arena: str, player: str, node_id: str | None = None, token_hash: str = ""
+    ) -> bool:
+        """The player's waiting socket closed: no longer waiting (still joined). With
+        ``node_id``: only if they wait there with ``token_hash`` (else another socket of theirs
+        waits since). False: not unlisted."""
+        more = () if node_id is None else (node_id, token_hash)
+        return bool(await self._run(self._unwait, arena, player, *more))
 
     async def refresh(
         self, node_id: str, lease_ms: int, arenas: Iterable[str] | None = None
@@ -317,6 +341,20 @@ class ArenaStore:
             [("ZRANK", k + "order", player), ("HGET", k + "sheets", player)]
         )
         return None if rank is None or raw is None else _row(int(rank) + 1, player, _bytes(raw))
+
+    async def rows(self, arena: str, players: list[str]) -> dict[str, Row]:
+        """The rows of ``players`` (those joined), by player, in one round trip."""
+        if not players:
+            return {}
+        k = self.keys(arena)
+        out = await self.link.execute_many(
+            [c for p in players for c in (("ZRANK", k + "order", p), ("HGET", k + "sheets", p))]
+        )
+        return {
+            p: _row(int(rank) + 1, p, _bytes(raw))
+            for p, rank, raw in zip(players, out[::2], out[1::2], strict=True)
+            if rank is not None and raw is not None
+        }
 
     async def playing(self, arena: str, count: int = 20) -> list[ArenaGame]:
         """Games in progress (at most ``count``), the oldest first."""

@@ -90,6 +90,20 @@ return 1
 """
 )
 
+# KEYS: the index, the creator's claim (both in the slot ``{arenas}``). ARGV: id, starts_ms,
+# ends_ms. The creator's one upcoming-or-running arena: claimed until its end and listed, in
+# one step. Returns '' (claimed, listed) or the id of the creator's arena that holds the claim.
+CLAIM = """
+local held = redis.call('GET', KEYS[2])
+if held then return held end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local life = math.max(tonumber(ARGV[3]) - now, 1)
+redis.call('SET', KEYS[2], ARGV[1], 'PX', string.format('%d', life))
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return ''
+"""
+
 # ARGV: K, CH, id, player, name JSON, rating JSON. Returns {'ok', sheet, rank (0-based)} |
 # {'no-arena'} | {'arena-over'}.
 JOIN = (
@@ -135,12 +149,16 @@ return {cjson.encode(s), redis.call('ZRANK', K .. 'order', p)}
 """
 )
 
-# ARGV: K, CH, id, player. The player's waiting socket closed.
+# ARGV: K, CH, id, player[, node, token hash]. The player's waiting socket closed: no longer
+# waiting — with a node and token hash, only if their waiter is still that socket's (not one
+# of another tab or node since). Returns 1 (unlisted) or 0.
 UNWAIT = (
     _COMMON
     + """
+local w = waiter(ARGV[4])
+if not w or (ARGV[5] and (w.node ~= ARGV[5] or w.token_hash ~= ARGV[6])) then return 0 end
 unwait(ARGV[4])
-return 0
+return 1
 """
 )
 

@@ -183,15 +183,15 @@ def routes(
         why = A.duration_problem(starts, starts + ask.duration_ms, settings.arena_min_ms)
         if why is not None:
             return problem(400, "bad-arena", why)
-        mine = [s for s in await n.arenas.store.listing(now) if s.by == player and now < s.ends_ms]
-        if mine:
-            return problem(409, "arena-limit", f"Your arena {mine[0].id} is upcoming or running.")
         name = ask.name or f"{ask.game} {ask.clock.label()} arena"
         spec = A.ArenaSpec(
             A.arena_id(), name, ask.game, dict(game.options), ask.clock, ask.rated, ask.berserk,
             max(starts, now), max(starts, now) + ask.duration_ms, now, player,
         )  # fmt: skip
-        await n.arenas.store.create(spec)
+        try:  # one upcoming or running arena a player: claimed atomically in the store
+            await n.arenas.store.create(spec)
+        except A.ArenaRefused as refused:
+            return problem(409, refused.code, refused.message)
         metrics.ARENAS_CREATED.labels("player").inc()
         return _json(spec, 201)
 

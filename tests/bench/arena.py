@@ -31,6 +31,14 @@ Measured 6 Dec on the 2-core development VM shared with other engineers' work (l
     1,000    p50 125-163 ms, p99 1.1-1.3 s  p50 450-500 ms, p99 3.2-3.5 s  1,732-1,861  19-21 s each
 
 No wait over 5 s, no room paired other than twice, nobody paired while playing.
+
+Each watcher's own row read in one round trip per update (not one each, i50-exact), 1,000
+players, 5 runs each interleaved with main's on 6 Dec (load average 1-15: other benches):
+
+    load     own row lateness: main / one trip        end -> next pairing: main / one trip
+    7-15     p50 375-449 / 289-306 ms, p99 2.5-4.7 / 1.2-3.2 s   p50 114-135 / 156-325 ms
+    2-10     p50 375 / 275 ms, p99 4.7 / 0.7 s          p50 117 / 102 ms, p99 1.2 / 0.8 s
+    1-4      p50 252 / 261 ms, p99 0.58 / 0.50 s        p50 24 / 24 ms, p99 159 / 158 ms
 """
 
 from __future__ import annotations

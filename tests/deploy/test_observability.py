@@ -112,7 +112,7 @@ def test_the_dashboard_has_the_operators_panels():
         'nyumba_page_reports_total{kind="friend-link"}',  # friend connection failures
         'nyumba_intent_seconds_bucket{kind="move"}',  # move latency
         "nyumba_store_up",  # store health
-        "nyumba_arenas_running",  # arenas now
+        "max by (status) (nyumba_arenas)",  # arenas now: upcoming, running, ending
         "nyumba_arena_games_started_total",  # arena games paired
         "nyumba_arena_games_finished_total",  # and scored
         "nyumba_arena_pairing_wait_seconds_bucket",  # how long players wait for a game

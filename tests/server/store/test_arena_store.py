@@ -10,39 +10,13 @@ import json
 import uuid
 
 import pytest
-from arenakit import check_crowd, crowd, new_arena, store_ms, until_store_ms
-from asynckit import run
+from arenakit import check_crowd, crowd, new_arena, scenario, store_ms, until_store_ms
 
 from server.rooms import arena as A
 from server.store.arena import ArenaStore
 from server.store.store import Store
 
 LEASE = 30_000
-
-
-def scenario(shared_store, body, connections: int = 1):
-    """Run ``body(arenas, *more)`` over ``connections`` stores of their own with one prefix."""
-
-    async def go():
-        prefix = f"ta{uuid.uuid4().hex[:6]}:"
-        stores = [Store(shared_store, prefix) for _ in range(connections)]
-        for s in stores:
-            await s.start()
-        try:
-            return await body(*(ArenaStore(s.link, s.prefix, s.sharded) for s in stores))
-        finally:
-            cursor = None
-            while cursor != 0:  # a shared Redis keeps nobody's keys: only this prefix's
-                cursor, found = await stores[0].link.execute(
-                    "SCAN", cursor or 0, "MATCH", prefix + "*", "COUNT", 1000
-                )
-                cursor = int(cursor)
-                if found:
-                    await stores[0].link.execute("DEL", *found)
-            for s in stores:
-                await s.close()
-
-    return run(go())
 
 
 async def joined(arenas: ArenaStore, arena: str, *players: str, rating: int = 1500) -> None:
