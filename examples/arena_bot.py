@@ -113,6 +113,9 @@ class ArenaBot:
         self.room: str | None = None  # the arena game this socket plays, while it plays it
         self.sides: list[int] = []
         self.latest: dict | None = None  # the newest state of that room
+        # The state we last moved from: a state of its version or older that arrives after
+        # the move (the opponent's seat coming online, say) must not make us move again.
+        self.moved_from: dict | None = None
         self.waiting: str | None = None  # the move id sent and not yet answered
         self.berserked = False
         self.last_sent = 0.0
@@ -151,6 +154,7 @@ class ArenaBot:
             say(f"joined arena {msg['arena']}" + (" (paused)" if msg["paused"] else ""))
         elif kind == "arena-paired":
             self.room, self.latest, self.waiting, self.berserked = msg["room"], None, None, False
+            self.moved_from = None
             say(f"paired: room {self.room}, side {msg['side']}, against {msg.get('opponent')}")
             await self.send(ws, t="join", room=self.room, token=msg["token"])
         elif kind == "welcome":
@@ -163,12 +167,15 @@ class ArenaBot:
                 return None if self.joined else 1
             if self.room is None and msg["code"] in ("no-arena", "not-identified"):
                 return 1
-            if msg.get("id") == self.waiting:  # refused (stale, say): wait for a new state
+            if msg.get("id") == self.waiting:  # refused: the move was not played
                 self.waiting = None
+                if msg["code"] != "stale":  # (a stale one is followed by the current state)
+                    self.latest, self.moved_from = self.moved_from, None
         elif kind == "ack" and msg["id"] == self.waiting:
             self.waiting = None
         elif kind == "state" and msg["room"] == self.room:
-            if self.latest is None or msg["version"] >= self.latest["version"]:
+            newer = self.moved_from is None or msg["version"] > self.moved_from["version"]
+            if newer and (self.latest is None or msg["version"] >= self.latest["version"]):
                 self.latest = msg
             if msg["outcome"] is not None:
                 self.games += 1
@@ -193,7 +200,7 @@ class ArenaBot:
         move = self.rng.choice(state["legal"])["move"]
         frame = {"t": "move", "room": self.room, "version": state["version"], "move": move}
         await ws.send(json.dumps({**frame, "id": self.waiting, "lag": self.lag_ms}))
-        self.latest = None  # moved at this version: wait for the next state
+        self.latest, self.moved_from = None, state  # moved at this version: wait for a later one
 
 
 def main() -> int:
