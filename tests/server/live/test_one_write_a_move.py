@@ -4,13 +4,15 @@ default) gets its move's ``state`` and its ``ack`` in one write, not two.
 Counted on a real node as the write calls it makes (``syscw`` of /proc/PID/io) over a stretch of
 moves in one room whose two players sit on that node: a move is then one write to the mover
 (state and ack), one to the opponent and one to the store (its compare-and-set). Two writes to
-the mover would make it four. The node's timers (presence, pings, the flags' watch) write a
-few times a second at most, inside the margin.
+the mover would make it four. The node's timers (presence, pings, the flags' watch, the arenas'
+rounds) write a few times a second whatever the moves: what they write in as long again with no
+move is taken off (a loaded machine stretches the moves, and the timers' share with them).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,7 @@ def seated(node) -> dict[int, Client]:
 def test_a_frame_acked_movers_state_and_ack_leave_in_one_write(node):
     players = seated(node)
     calls = 0
+    started = time.monotonic()
     try:
         for _ in range(MOVES):
             south, north = players[0], players[1]
@@ -65,6 +68,10 @@ def test_a_frame_acked_movers_state_and_ack_leave_in_one_write(node):
             mover.wait_state(lambda s, v=st["version"]: s["version"] > v)
             other.wait_state(lambda s, v=st["version"]: s["version"] > v)
             calls += write_calls(node.proc.pid) - before
+        took = time.monotonic() - started
+        idle = write_calls(node.proc.pid)
+        time.sleep(took)  # a window as long as the moves', none played: the timers' writes
+        calls -= write_calls(node.proc.pid) - idle
         assert calls <= 3.5 * MOVES, f"{calls / MOVES:.2f} write calls a move"
     finally:
         for c in players.values():
