@@ -61,6 +61,7 @@ class Conn:
         "session",
         "write_many",
         "held",
+        "close_code",
     )
 
     def __init__(
@@ -80,6 +81,9 @@ class Conn:
         self.pending: collections.deque[bytes | str] | None = None  # None: no write suspended
         self.writer: asyncio.Task | None = None
         self.closing = False
+        # The code a close of this socket is to carry: the reader's own close at its end
+        # (server/live/connection.py ``serve``) says it too, whichever of the two runs first.
+        self.close_code: tuple[int, str] = (1000, "")
         self.window_start = 0.0
         self.window_count = 0
         self.window_pings = 0
@@ -114,6 +118,7 @@ class Conn:
                 pending.append(data)
                 return
             self.closing = True
+            self.close_code = (WS_1013_TRY_AGAIN_LATER, "too slow to keep up")
             pending.clear()
             if self.close_raw is not None:
                 asyncio.get_running_loop().create_task(
@@ -198,6 +203,7 @@ class Conn:
         async def after_flush() -> None:
             await self.flushed()
             self.closing = True
+            self.close_code = (code, reason)
             await close_raw(code, reason)
 
         asyncio.get_running_loop().create_task(_quietly(after_flush()))
@@ -314,7 +320,7 @@ async def serve(ws: WebSocket, conn: Conn, node: Host) -> None:
     finally:
         await node.detach(conn)
         with contextlib.suppress(Exception):
-            await ws.close()
+            await ws.close(*conn.close_code)
 
 
 def context(
