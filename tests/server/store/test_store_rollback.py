@@ -30,10 +30,9 @@ from serverproc import ServerProcess
 from wsclient import Client, create_room
 
 from server.rooms.room import Position
-
-RESYNC_S = 10.0  # how long a player may wait, doing nothing, for the store's state
 from server.rooms.stored import decode_room
 
+RESYNC_S = 10.0  # how long a player may wait, doing nothing, for the store's state
 PREFIX = "rollback:"
 FAST = {"NYUMBA_TICK_MS": "500", "NYUMBA_PRESENCE_TTL_MS": "2000"}
 
