@@ -146,13 +146,19 @@ def test_room_and_replay_posts_past_30_a_minute_get_429_per_address(proxy):
 def test_websocket_upgrades_past_200_a_minute_get_429_per_address(proxy):
     """A client looping connect, join, close (issue 36) is refused at the proxy, before a node
     hears of it; each socket is closed at once, so the connection cap is not what refuses."""
-    for i in range(OPENS):
-        status, _, sock = _upgrade(proxy, FLOOD)
+    started, opened = time.monotonic(), 0
+    while True:
+        status, body, sock = _upgrade(proxy, FLOOD)
         sock.close()
-        assert status == 101, i
-    status, body, sock = _upgrade(proxy, FLOOD)
-    sock.close()
+        if status != 101:
+            break
+        opened += 1
+        assert opened <= 3 * OPENS, "the proxy never refused an upgrade"
     assert status == 429 and json.loads(body)["code"] == "rate-limited", (status, body)
+    # A minute's upgrades at once, then one every 60/OPENS s: a loaded machine that took a
+    # second over the burst earned three more (seen once in a CI run beside other work).
+    allowed = OPENS + (time.monotonic() - started) * OPENS / 60 + 1
+    assert OPENS <= opened <= allowed, opened
     status, _, sock = _upgrade(proxy, OTHER)  # someone else's upgrade still goes through
     sock.close()
     assert status == 101
