@@ -76,7 +76,11 @@ class ArenaWatchers:
         watched.conns[conn] = player
         self.of.setdefault(conn, set()).add(spec.id)
         view, rows = await self.view(spec, full=True)
-        watched.top = {row.player: row for row in view.standings}
+        # A flush during that read may have sent the others newer rows (and recorded them in
+        # ``top``), or older ones: the next flush sends every top row again, to every watcher,
+        # so this one ends on the current table whichever read came last.
+        watched.top = {}
+        watched.dirty = True
         watched.status = view.status
         conn.send(P.encode(msgspec.structs.replace(view, me=await self._me(spec, rows, player))))
 
