@@ -82,7 +82,7 @@ class Conn:
         self.writer: asyncio.Task | None = None
         self.closing = False
         # The code a close of this socket is to carry: the reader's own close at its end
-        # (server/live/connection.py ``serve``) says it too, whichever of the two runs first.
+        # (``serve`` below) says it too, whichever of the two runs first.
         self.close_code: tuple[int, str] = (1000, "")
         self.window_start = 0.0
         self.window_count = 0

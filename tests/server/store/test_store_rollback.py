@@ -182,6 +182,7 @@ def test_a_failover_that_lost_a_move_acknowledges_only_what_the_store_has(
         for c in (south, north):
             state = c.resynced(timeout=max(0.1, promoted + RESYNC_S - time.monotonic()))
             assert state["version"] == before
+        assert time.monotonic() - promoted <= RESYNC_S
 
         # The mover resends the lost move with the same id, as PROTOCOL.md says to. It is judged
         # on the store (which never had it), applied anew, and acknowledged only once the new
@@ -242,6 +243,7 @@ def test_a_store_restarted_from_an_older_snapshot_resyncs_every_game(own_store, 
             for c in (south, north):
                 state = c.resynced(timeout=max(0.1, back + RESYNC_S - time.monotonic()))
                 assert state["version"] == saved[room]
+        assert time.monotonic() - back <= RESYNC_S
         for room, south, north in rooms:
             assert stored(own_store.bytes_client(), room).version == saved[room]
             then_play_on(south, north, saved[room])
